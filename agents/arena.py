@@ -1,0 +1,26 @@
+"""Play one game between players: the loop shared by tournaments, benchmarks and evaluation."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from agents.base import Player
+from kdenv.game import OVER, Game
+from kdenv.view import PublicView
+
+
+def play_game(players: Sequence[Player], game: Game, seed: int | None = None) -> Game:
+    """Let ``players[p]`` play seat p of ``game`` until it is over; returns the game.
+
+    Each player is reset for its seat with a seed derived from ``seed``, so a game with
+    the same deal, players and seed is played the same way again.
+    """
+    if len(players) != game.num_players:
+        raise ValueError(f"{len(players)} players for a {game.num_players}-player game")
+    for seat, player in enumerate(players):
+        player.reset(seat, None if seed is None else seed * 7919 + seat)
+    view = PublicView(game)
+    while game.phase != OVER:
+        player = game.current_player
+        game.step(players[player].act(view), player)
+    return game

@@ -1,0 +1,37 @@
+"""The one interface every player implements, usable from the AEC loop, wrappers and tournaments."""
+
+from __future__ import annotations
+
+import random
+from abc import ABC, abstractmethod
+
+from kdenv.view import PublicView
+
+
+class Player(ABC):
+    """A Kingdomino player: told its seat at the start of each game, asked for one action per decision.
+
+    ``act`` receives a :class:`~kdenv.view.PublicView` (never the hidden deck order) and returns
+    one of ``view.legal_actions()``. Players that search call ``view.determinize(rng)``.
+    """
+
+    spec: str = "?"  # the spec string that makes this player (set by agents.registry.make_player)
+
+    def __init__(self) -> None:
+        self.rng = random.Random()
+        self.seat = 0
+
+    def reset(self, seat: int, seed: int | None = None) -> None:
+        """Start a new game in ``seat``; ``seed`` makes the player's own choices repeatable."""
+        self.seat = seat
+        self.rng = random.Random(seed)
+
+    @abstractmethod
+    def act(self, view: PublicView) -> int:
+        """The action to play now (the view's current player is this player)."""
+
+    def close(self) -> None:
+        """Release resources (worker pools, models); the default has none."""
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.spec}>"

@@ -1,0 +1,52 @@
+"""Players from short spec strings: ``random``, ``fg``, ``mce:policy=fg,eval=r,seconds=1``, ``ppo:PATH``."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+
+from agents.base import Player
+from kdenv.errors import KingdominoError
+
+# name -> "module:factory"; factories take the spec's options as keyword arguments (strings)
+# and a player whose spec is "name:PATH" gets it as the keyword ``path``.
+PLAYERS: dict[str, str] = {
+    "random": "agents.random_player:RandomPlayer",
+}
+
+
+class PlayerSpecError(KingdominoError):
+    """A spec string that names no player or gives it options it does not take."""
+
+
+def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
+    """Split ``name:key=value,key=value`` (or ``name:PATH``) into the name and its options."""
+    name, _, rest = spec.strip().partition(":")
+    options: dict[str, str] = {}
+    if rest:
+        parts = rest.split(",")
+        if "=" not in parts[0]:
+            options["path"] = parts.pop(0)
+        for part in parts:
+            key, eq, value = part.partition("=")
+            if not eq or not key:
+                raise PlayerSpecError(f"player spec {spec!r}: option {part!r} is not key=value")
+            options[key.strip()] = value.strip()
+    return name.strip().lower(), options
+
+
+def make_player(spec: str) -> Player:
+    """Create the player a spec string describes; a one-line PlayerSpecError on a bad spec."""
+    name, options = parse_spec(spec)
+    if name not in PLAYERS:
+        raise PlayerSpecError(f"unknown player {name!r} in spec {spec!r}; known players: {', '.join(PLAYERS)}")
+    module, _, attr = PLAYERS[name].partition(":")
+    factory: Callable[..., Player] = getattr(importlib.import_module(module), attr)
+    try:
+        player = factory(**options)
+    except TypeError as err:
+        raise PlayerSpecError(f"player spec {spec!r}: {err}") from None
+    except ValueError as err:
+        raise PlayerSpecError(f"player spec {spec!r}: {err}") from None
+    player.spec = spec
+    return player

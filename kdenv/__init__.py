@@ -1,0 +1,16 @@
+"""kdenv: an exact, fast Kingdomino engine with PettingZoo and Gymnasium environments."""
+
+from kdenv.actions import Move, decode, discard_action, encode, num_actions, pick_action, place_action
+from kdenv.errors import IllegalMoveError, KingdominoError, RecordError
+from kdenv.game import Game, ScoreBreakdown, random_game
+from kdenv.kingdom import Kingdom, Property
+from kdenv.rules import STUDY_RULES, Rules
+from kdenv.tiles import DOMINOES, TERRAINS, Domino, Half, domino
+from kdenv.view import PublicView
+
+__all__ = [
+    "DOMINOES", "STUDY_RULES", "TERRAINS", "Domino", "Game", "Half", "IllegalMoveError", "Kingdom",
+    "KingdominoError", "Move", "Property", "PublicView", "RecordError", "Rules", "ScoreBreakdown",
+    "decode", "discard_action", "domino", "encode", "num_actions", "pick_action", "place_action",
+    "random_game",
+]  # fmt: skip

@@ -1,0 +1,13 @@
+"""The package's exceptions: one type for illegal moves, one for bad game records."""
+
+
+class KingdominoError(Exception):
+    """Base class of every error this package raises on purpose."""
+
+
+class IllegalMoveError(KingdominoError, ValueError):
+    """An action that the rules do not allow now; the game state is left unchanged."""
+
+
+class RecordError(KingdominoError, ValueError):
+    """A game record that is malformed or does not re-play to what it claims."""

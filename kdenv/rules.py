@@ -1,0 +1,67 @@
+"""Rule options (the official variants and one house rule) and the set-up they imply."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+
+from kdenv.errors import KingdominoError
+
+
+@dataclass(frozen=True)
+class Rules:
+    """Combinable rule flags; ``kingdom_size=7`` is Mighty Duel (2 players, all 48 dominoes)."""
+
+    kingdom_size: int = 5
+    middle_kingdom: bool = False  # +10 if every square is within S//2 of the castle
+    harmony: bool = False  # +5 for a complete kingdom with no discard
+    voluntary_discard: bool = False  # house rule: a placeable domino may be discarded anyway
+
+    def __post_init__(self) -> None:
+        if self.kingdom_size not in (5, 7):
+            raise KingdominoError(f"kingdom_size must be 5 or 7 (Mighty Duel), not {self.kingdom_size!r}")
+
+    @property
+    def mighty_duel(self) -> bool:
+        return self.kingdom_size == 7
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Rules:
+        """Rules from a record's ``rules`` object; unknown keys are an error naming the key."""
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise KingdominoError(f"unknown rule {unknown[0]!r}; known rules: {', '.join(sorted(known))}")
+        return cls(**data)
+
+    @classmethod
+    def from_names(cls, names: str | list[str] | None) -> Rules:
+        """Rules from names such as ``"middle_kingdom,harmony"`` or ``"mighty_duel"`` (CLI use)."""
+        if isinstance(names, str):
+            names = [n for n in names.replace(" ", "").split(",") if n]
+        flags: dict = {}
+        valid = ("middle_kingdom", "harmony", "voluntary_discard", "mighty_duel")
+        for name in names or []:
+            if name == "mighty_duel":
+                flags["kingdom_size"] = 7
+            elif name in valid:
+                flags[name] = True
+            else:
+                raise KingdominoError(f"unknown rule {name!r}; choose from {', '.join(valid)}")
+        return cls(**flags)
+
+    def setup(self, num_players: int) -> tuple[int, int]:
+        """(kings per player, dominoes in play) for ``num_players``; raises for impossible tables."""
+        if num_players not in (2, 3, 4):
+            raise KingdominoError(f"Kingdomino is for 2, 3 or 4 players, not {num_players}")
+        if self.mighty_duel and num_players != 2:
+            raise KingdominoError("Mighty Duel (kingdom_size=7) is for 2 players only")
+        if num_players == 2:
+            return 2, 48 if self.mighty_duel else 24
+        return 1, 12 * num_players
+
+
+STUDY_RULES = Rules(middle_kingdom=True, harmony=True)
+"""The rules of the reference study (Gedda et al. 2018): 4 players, Middle Kingdom and Harmony."""

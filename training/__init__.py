@@ -1,0 +1,1 @@
+"""Training, evaluation, tournaments and the ``kdenv`` command line."""
