@@ -22,7 +22,8 @@ class Frame:
         self.cells = width * width
         self.all = (1 << self.cells) - 1
         self.centre = size - 1
-        self.castle_bit = 1 << (self.centre * width + self.centre)
+        self.castle_index = self.centre * width + self.centre
+        self.castle_bit = 1 << self.castle_index
         col0 = sum(1 << (r * width) for r in range(width))
         self.not_first_col = self.all & ~col0
         self.not_last_col = self.all & ~(col0 << (width - 1))
@@ -32,6 +33,13 @@ class Frame:
         # span[lo][hi]: the rows (cols) lo..hi inclusive.
         self.row_span = [[sum(rows[lo : hi + 1]) for hi in range(width)] for lo in range(width)]
         self.col_span = [[sum(cols[lo : hi + 1]) for hi in range(width)] for lo in range(width)]
+        # Per cell: its neighbours, and the cells within S-1 rows and columns of it. A kingdom fits
+        # S x S exactly when every square lies in the cell window of every other, so the cells a
+        # kingdom may still grow into are the intersection of its squares' cell windows.
+        self.cell_neighbours = [self.neighbours(1 << i) for i in range(self.cells)]
+        self.cell_window = [self.window(i // width, i // width, i % width, i % width) for i in range(self.cells)]
+        lo, hi = self.centre - size // 2, self.centre + size // 2
+        self.middle = self.row_span[lo][hi] & self.col_span[lo][hi]  # Middle Kingdom: castle-centred S x S
 
     def neighbours(self, bits: int) -> int:
         """The cells orthogonally adjacent to any cell of ``bits`` (may include ``bits``)."""

@@ -7,6 +7,7 @@ search players work on :meth:`Game.determinize` copies, in which it is reshuffle
 
 from __future__ import annotations
 
+import operator
 import random
 from typing import NamedTuple
 
@@ -116,7 +117,12 @@ class Game:
     def legal_actions(self) -> list[int]:
         """Every legal action now, as integers of the action codec."""
         if self.phase == PLACE:
-            actions = [4 * cell + d for d, mask in enumerate(self.placement_masks()) for cell in _bits(mask)]
+            actions = []
+            for d, mask in enumerate(self._masks or self.placement_masks()):
+                while mask:
+                    low = mask & -mask
+                    actions.append(4 * low.bit_length() - 4 + d)
+                    mask ^= low
             if not actions or self.rules.voluntary_discard:
                 actions.append(self._discard)
             return actions
@@ -133,24 +139,26 @@ class Game:
     def step(self, action: int, player: int | None = None) -> None:
         """Play ``action`` for the acting king; raises IllegalMoveError (state unchanged) if illegal.
 
-        ``player``, when given, must be the player whose turn it is.
+        ``player``, when given, must be the player whose turn it is. Any integer type is accepted.
         """
+        if type(action) is not int:
+            action = _as_action(action)
         if self.phase == OVER:
-            raise IllegalMoveError(f"action {action!r}: the game is over")
+            raise IllegalMoveError(f"action {action}: the game is over")
         p = self.queue[self.king]
         if player is not None and player != p:
-            raise IllegalMoveError(f"action {action!r} by player {player}: it is player {p}'s turn to {self.phase}")
+            raise IllegalMoveError(f"action {action} by player {player}: it is player {p}'s turn to {self.phase}")
         if self.phase == PLACE:
             number = self.held[self.king]
-            kingdom = self.kingdoms[p]
-            if action == self._discard:
-                if not self.rules.voluntary_discard and any(self.placement_masks()):
+            masks = self._masks or self.placement_masks()
+            if 0 <= action < self._discard:
+                if not (masks[action & 3] >> (action >> 2)) & 1:
+                    self._illegal(action, self.kingdoms[p].why_not(number, action))
+                self.kingdoms[p].place(number, action)
+            elif action == self._discard:
+                if not self.rules.voluntary_discard and any(masks):
                     self._illegal(action, "domino can be placed, so it must be (voluntary_discard is off)")
-                kingdom.discards += 1
-            elif type(action) is int and 0 <= action < self._discard:
-                if not (self.placement_masks()[action & 3] >> (action >> 2)) & 1:
-                    self._illegal(action, kingdom.why_not(number, action))
-                kingdom.place(number, action)
+                self.kingdoms[p].discards += 1
             else:
                 self._illegal(action, f"it is time to place domino #{number}, not to pick")
             self.moves.append((p, action, number))
@@ -159,7 +167,7 @@ class Game:
                 self._masks = None
                 return
         else:
-            slot = action - self._discard - 1 if type(action) is int else -1
+            slot = action - self._discard - 1
             if not 0 <= slot < len(self.claims):
                 self._illegal(action, "it is time to pick a domino of the next line")
             if self.claims[slot] >= 0:
@@ -167,6 +175,62 @@ class Game:
             self.claims[slot] = p
             self.moves.append((p, action, self.line[slot]))
         self._next_king()
+
+    def playout(self, rng: random.Random) -> Game:
+        """Finish the game with uniformly random legal moves and return it.
+
+        Same distribution as choosing uniformly from legal_actions() at each decision, without
+        building the lists: the hot loop of random-playout search and of the engine benchmark.
+        """
+        while self.phase != OVER and (self.king or self.phase == PICK):
+            self._random_move(rng)
+        while self.phase != OVER:
+            self._random_round(rng)
+        return self
+
+    def _random_move(self, rng: random.Random) -> None:
+        if self.phase == PICK:
+            self.step(self._discard + 1 + _random_free_slot(self.claims, rng))
+        else:
+            self.step(self._random_placement(self.kingdoms[self.queue[self.king]], self.held[self.king], rng))
+
+    def _random_round(self, rng: random.Random) -> None:
+        """Play a whole round (every king places, then picks) at random, from its first king."""
+        queue, held, line, claims, moves = self.queue, self.held, self.line, self.claims, self.moves
+        kingdoms, pick0, random_ = self.kingdoms, self._discard + 1, rng.random
+        for k, p in enumerate(queue):
+            number, kingdom = held[k], kingdoms[p]
+            action = self._random_placement(kingdom, number, rng)
+            if action == pick0 - 1:
+                kingdom.discards += 1
+            else:
+                kingdom.place(number, action)
+            moves.append((p, action, number))
+            if line:
+                slot = int(random_() * len(claims))
+                while claims[slot] >= 0:
+                    slot = int(random_() * len(claims))
+                claims[slot] = p
+                moves.append((p, pick0 + slot, line[slot]))
+        self.king, self.phase = len(queue) - 1, PICK
+        self._next_king()
+
+    def _random_placement(self, kingdom: Kingdom, number: int, rng: random.Random) -> int:
+        """A uniformly random legal placement (or the discard) of ``number`` in ``kingdom``."""
+        masks = kingdom.placement_masks(number)
+        counts = [m.bit_count() for m in masks]
+        total = counts[0] + counts[1] + counts[2] + counts[3]
+        pick = int(rng.random() * (total + 1 if self.rules.voluntary_discard or not total else total))
+        if pick == total:
+            return self._discard
+        d = 0
+        while pick >= counts[d]:
+            pick -= counts[d]
+            d += 1
+        mask = masks[d]
+        for _ in range(pick):
+            mask &= mask - 1
+        return 4 * (mask & -mask).bit_length() - 4 + d
 
     def _illegal(self, action, reason: str) -> None:
         try:
@@ -255,9 +319,7 @@ class Game:
     def placings(self) -> list[float]:
         """Each player's place, 0 for first; tied players share the mean of their places."""
         keys = [self.standing(p) for p in range(self.num_players)]
-        return [
-            sum(k > key for k in keys) + (sum(k == key for k in keys) - 1) / 2 for key in keys
-        ]
+        return [sum(k > key for k in keys) + (sum(k == key for k in keys) - 1) / 2 for key in keys]
 
     def __repr__(self) -> str:
         return (
@@ -266,18 +328,18 @@ class Game:
         )
 
 
-def _bits(mask: int):
-    while mask:
-        low = mask & -mask
-        yield low.bit_length() - 1
-        mask ^= low
+def _random_free_slot(claims: list[int], rng: random.Random) -> int:
+    free = [i for i, owner in enumerate(claims) if owner < 0]
+    return free[int(rng.random() * len(free))]
+
+
+def _as_action(action) -> int:
+    try:
+        return operator.index(action)
+    except TypeError:
+        raise IllegalMoveError(f"action {action!r} is not an integer") from None
 
 
 def random_game(num_players: int = 4, rules: Rules | None = None, seed: int | None = None) -> Game:
     """Play a whole game with uniformly random legal moves (seeded) and return it."""
-    rng = random.Random(seed)
-    game = Game(num_players, rules, seed)
-    while game.phase != OVER:
-        actions = game.legal_actions()
-        game.step(actions[int(rng.random() * len(actions))])
-    return game
+    return Game(num_players, rules, seed).playout(random.Random(seed))

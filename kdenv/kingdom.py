@@ -34,7 +34,7 @@ class Property(NamedTuple):
 class Kingdom:
     """The squares of one kingdom, castle at the centre of its frame."""
 
-    __slots__ = ("frame", "occupied", "terrain", "crowns", "reach", "window", "box", "discards", "placed")
+    __slots__ = ("frame", "occupied", "terrain", "crowns", "reach", "window", "discards", "placed")
 
     def __init__(self, size: int = 5) -> None:
         f = frame(size)
@@ -42,11 +42,8 @@ class Kingdom:
         self.occupied = f.castle_bit
         self.terrain = [0] * NUM_TERRAINS
         self.crowns = [0, 0, 0, 0]  # crowns[k]: cells with exactly k crowns (k = 1..3)
-        castle_reach = f.neighbours(f.castle_bit)
-        self.reach = [castle_reach] * NUM_TERRAINS  # cells a half of terrain t may connect on
-        c = f.centre
-        self.box = (c, c, c, c)  # min row, max row, min col, max col (frame coordinates)
-        self.window = f.window(c, c, c, c) & ~f.castle_bit  # empty cells that keep it S x S
+        self.reach = [f.cell_neighbours[f.castle_index]] * NUM_TERRAINS  # where a half of terrain t connects
+        self.window = f.cell_window[f.castle_index] & ~f.castle_bit  # empty cells that keep it S x S
         self.discards = 0
         self.placed = 0
 
@@ -57,7 +54,6 @@ class Kingdom:
         k.terrain = self.terrain[:]
         k.crowns = self.crowns[:]
         k.reach = self.reach[:]
-        k.box = self.box
         k.window = self.window
         k.discards = self.discards
         k.placed = self.placed
@@ -107,30 +103,44 @@ class Kingdom:
     # ----- changing the kingdom ------------------------------------------------------------
     def place(self, number: int, action: int) -> tuple[int, int]:
         """Place domino ``number`` by a placement action assumed legal; returns the two cell indices."""
-        cell_a, d = divmod(action, 4)
+        f = self.frame
+        cell_a, d = action >> 2, action & 3
         dr, dc = DIRECTIONS[d]
-        cell_b = cell_a + dr * self.frame.width + dc
+        cell_b = cell_a + dr * f.width + dc
         ta, ca, tb, cb = HALVES[number]
-        self.put(cell_a, ta, ca)
-        self.put(cell_b, tb, cb)
+        a, b = 1 << cell_a, 1 << cell_b
+        self.occupied |= a | b
+        terrain, reach, nbr = self.terrain, self.reach, f.cell_neighbours
+        terrain[ta] |= a
+        terrain[tb] |= b
+        reach[ta] |= nbr[cell_a]
+        reach[tb] |= nbr[cell_b]
+        if ca:
+            self.crowns[ca] |= a
+        if cb:
+            self.crowns[cb] |= b
+        self.window &= f.cell_window[cell_a] & f.cell_window[cell_b] & ~(a | b)
         self.placed += 1
         return cell_a, cell_b
 
     def put(self, cell: int, terrain: int, crowns: int) -> None:
-        """Lay one square (no legality check): used by place() and to build boards in tests."""
+        """Lay one square (no legality check): used to build boards in tests and pictures."""
         f = self.frame
         bit = 1 << cell
         self.occupied |= bit
         self.terrain[terrain] |= bit
         if crowns:
             self.crowns[crowns] |= bit
-        self.reach[terrain] |= f.neighbours(bit)
-        r, c = divmod(cell, f.width)
-        r0, r1, c0, c1 = self.box
-        if r < r0 or r > r1 or c < c0 or c > c1:
-            self.box = (min(r0, r), max(r1, r), min(c0, c), max(c1, c))
-            self.window = f.window(*self.box)
-        self.window &= ~self.occupied
+        self.reach[terrain] |= f.cell_neighbours[cell]
+        self.window &= f.cell_window[cell] & ~bit
+
+    @property
+    def box(self) -> tuple[int, int, int, int]:
+        """Bounding box of the squares, castle included: (min row, max row, min col, max col) in frame cells."""
+        f = self.frame
+        rows = [r for r in range(f.width) if self.occupied & f.row_span[r][r]]
+        cols = [c for c in range(f.width) if self.occupied & f.col_span[c][c]]
+        return rows[0], rows[-1], cols[0], cols[-1]
 
     # ----- scoring ---------------------------------------------------------------------------
     def properties(self) -> list[Property]:
@@ -160,9 +170,7 @@ class Kingdom:
 
     def is_centred(self) -> bool:
         """Middle Kingdom: every square within S//2 rows and columns of the castle."""
-        r0, r1, c0, c1 = self.box
-        c, half = self.frame.centre, self.frame.size // 2
-        return c - half <= r0 and r1 <= c + half and c - half <= c0 and c1 <= c + half
+        return not self.occupied & ~self.frame.middle
 
     def is_complete(self) -> bool:
         """Every square of the S x S kingdom filled."""

@@ -55,7 +55,7 @@ L G1  W S1  G S1  M1 W  W G2  L G2  W S2  G S2  M2 W  S M2  S M2  W M3
 
 def _build() -> tuple[Domino, ...]:
     halves = _TABLE.split()
-    pairs = zip(halves[0::2], halves[1::2])
+    pairs = zip(halves[0::2], halves[1::2], strict=True)
     return tuple(Domino(n, parse_half(a), parse_half(b)) for n, (a, b) in enumerate(pairs, start=1))
 
 

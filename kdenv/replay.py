@@ -1,0 +1,179 @@
+"""Game records in the ``kingdomino-replay/1`` format: write, read, re-play and check.
+
+A record is one JSON object (many make a JSON Lines file); see DESIGN.md for the fields.
+:func:`replay_record` re-plays every move through the engine, so a record that passes is a
+legal game whose final scores and winners are the ones written in it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+from kdenv.actions import decode, discard_action, pick_action, place_action
+from kdenv.errors import IllegalMoveError, KingdominoError, RecordError
+from kdenv.game import OVER, Game
+from kdenv.rules import Rules
+
+FORMAT = "kingdomino-replay/1"
+
+
+def to_record(game: Game, agents: Sequence[str] | None = None) -> dict:
+    """The record of ``game`` so far (``final`` only once it is over)."""
+    size = game.rules.kingdom_size
+    moves = []
+    for player, action, number in game.moves:
+        move = decode(action, size)
+        entry = {"player": player, "action": move.kind, "domino": number}
+        if move.cells is not None:
+            entry["cells"] = [list(move.cells[0]), list(move.cells[1])]
+        moves.append(entry)
+    record = {
+        "format": FORMAT,
+        "num_players": game.num_players,
+        "rules": game.rules.to_dict(),
+        "seed": game.seed,
+        "deck": game.drawn + game.deck,
+        "king_order": list(game.king_order),
+        "agents": list(agents) if agents is not None else None,
+        "moves": moves,
+    }
+    if game.phase == OVER:
+        record["final"] = {"scores": game.scores(), "winners": game.winners()}
+    return record
+
+
+def _field(record: dict, name: str, kind: type | tuple[type, ...]):
+    if name not in record:
+        raise RecordError(f"record has no {name!r} field")
+    value = record[name]
+    if not isinstance(value, kind) or isinstance(value, bool) and kind is not bool:
+        raise RecordError(f"record field {name!r} has the wrong type ({type(value).__name__})")
+    return value
+
+
+def _action_of(move: dict, index: int, game: Game) -> int:
+    size = game.rules.kingdom_size
+    kind = move.get("action")
+    if kind == "place":
+        cells = move.get("cells")
+        try:
+            return place_action(tuple(cells[0]), tuple(cells[1]), size)
+        except (TypeError, IndexError, ValueError) as err:
+            raise RecordError(f"moves[{index}].cells: {err or 'expected [[row, col], [row, col]]'}") from None
+    if kind == "discard":
+        return discard_action(size)
+    if kind == "pick":
+        number = move.get("domino")
+        if number not in game.line:
+            raise RecordError(f"moves[{index}]: domino {number!r} is not in the next line {game.line}")
+        return pick_action(game.line.index(number), size)
+    raise RecordError(f"moves[{index}].action must be 'pick', 'place' or 'discard', not {kind!r}")
+
+
+def replay_record(record: dict) -> Game:
+    """Re-play ``record`` through the engine, checking every move and the final result.
+
+    Returns the game re-played; raises RecordError naming the first field or move that is wrong.
+    """
+    if not isinstance(record, dict):
+        raise RecordError("a record must be a JSON object")
+    if record.get("format") != FORMAT:
+        raise RecordError(f"record field 'format' must be {FORMAT!r}, not {record.get('format')!r}")
+    num_players = _field(record, "num_players", int)
+    try:
+        rules = Rules.from_dict(_field(record, "rules", dict))
+        game = Game.from_deck(
+            num_players, rules, _field(record, "deck", list), _field(record, "king_order", list), record.get("seed")
+        )
+    except RecordError:
+        raise
+    except (KingdominoError, TypeError) as err:
+        raise RecordError(f"record set-up: {err}") from None
+    for index, move in enumerate(_field(record, "moves", list)):
+        if not isinstance(move, dict):
+            raise RecordError(f"moves[{index}] must be an object")
+        if game.phase == OVER:
+            raise RecordError(f"moves[{index}]: the game is already over")
+        if move.get("player") != game.current_player:
+            raise RecordError(
+                f"moves[{index}].player is {move.get('player')!r}, but it is player {game.current_player}'s turn"
+            )
+        expected = game.held_domino if game.phase == "place" else None
+        if expected is not None and move.get("domino") != expected:
+            raise RecordError(f"moves[{index}].domino is {move.get('domino')!r}, but the king holds #{expected}")
+        try:
+            game.step(_action_of(move, index, game), move["player"])
+        except IllegalMoveError as err:
+            raise RecordError(f"moves[{index}]: {err}") from None
+    final = record.get("final")
+    if final is not None:
+        if game.phase != OVER:
+            raise RecordError("record has 'final' but its moves do not finish the game")
+        if not isinstance(final, dict):
+            raise RecordError("record field 'final' must be an object")
+        if final.get("scores") != game.scores():
+            raise RecordError(f"final.scores {final.get('scores')} differ from the re-played {game.scores()}")
+        if final.get("winners") != game.winners():
+            raise RecordError(f"final.winners {final.get('winners')} differ from the re-played {game.winners()}")
+    return game
+
+
+def read_records(path: str | os.PathLike) -> Iterator[dict]:
+    """The records of a file: one JSON object (``.json``) or one per line (``.jsonl``)."""
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except OSError as err:
+        raise RecordError(f"cannot read {path}: {err.strerror}") from None
+    stripped = text.lstrip()
+    if path.suffix == ".json" or (stripped.startswith("{") and "\n{" not in stripped.rstrip()):
+        try:
+            yield json.loads(text)
+        except json.JSONDecodeError as err:
+            raise RecordError(f"{path}: not valid JSON ({err.msg} at line {err.lineno})") from None
+        return
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.strip():
+            try:
+                yield json.loads(line)
+            except json.JSONDecodeError as err:
+                raise RecordError(f"{path}:{number}: not valid JSON ({err.msg})") from None
+
+
+def append_record(path: str | os.PathLike, record: dict) -> None:
+    """Append ``record`` as one line to a JSON Lines file and flush it to disk."""
+    with open(path, "a") as stream:
+        stream.write(json.dumps(record, separators=(",", ":")) + "\n")
+        stream.flush()
+        os.fsync(stream.fileno())
+
+
+def write_record(path: str | os.PathLike, record: dict) -> None:
+    """Write one record as a readable ``.json`` file."""
+    Path(path).write_text(json.dumps(record, indent=1) + "\n")
+
+
+# ----- the `kdenv replay` command ---------------------------------------------------------------
+def add_arguments(parser) -> None:
+    parser.add_argument("files", nargs="+", help="record files (.json, or .jsonl with one record a line)")
+    parser.add_argument("--quiet", action="store_true", help="print only the summary line")
+
+
+def run(args) -> int:
+    total = 0
+    for path in args.files:
+        for index, record in enumerate(read_records(path), start=1):
+            try:
+                game = replay_record(record)
+            except RecordError as err:
+                print(f"{path}: record {index}: {err}")
+                return 1
+            total += 1
+            if not args.quiet:
+                state = f"scores {game.scores()} winners {game.winners()}" if game.is_over else "unfinished"
+                print(f"{path}: record {index}: ok, {len(game.moves)} moves, {state}")
+    print(f"{total} record(s) re-played and checked")
+    return 0

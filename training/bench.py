@@ -1,0 +1,21 @@
+"""`kdenv bench TARGET`: the speed benchmarks, each a module with main(argv) in its own layer."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+
+BENCHMARKS: dict[str, str] = {
+    "engine": "kdenv.bench",  # random games through the engine
+    "env": "kdenv.env_bench",  # AEC turns/s against connect_four
+    "playouts": "agents.bench",  # random and Full-Greedy playouts from the first round
+}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("target", choices=sorted(BENCHMARKS), help="what to measure")
+    parser.add_argument("options", nargs=argparse.REMAINDER, help="options of that benchmark (see its --help)")
+
+
+def run(args: argparse.Namespace) -> int:
+    return importlib.import_module(BENCHMARKS[args.target]).main(args.options)
