@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from agents.base import Player
+from kdenv.dynasty import GAMES_IN_A_DYNASTY, Dynasty
 from kdenv.game import OVER, Game
 from kdenv.view import PublicView
 
@@ -24,3 +25,10 @@ def play_game(players: Sequence[Player], game: Game, seed: int | None = None) ->
         player = game.current_player
         game.step(players[player].act(view), player)
     return game
+
+
+def play_dynasty(players: Sequence[Player], dynasty: Dynasty, seed: int | None = None) -> list[int]:
+    """Play the three games of a Dynasty match; returns the players' totals."""
+    for index in range(GAMES_IN_A_DYNASTY):
+        play_game(players, dynasty.new_game(), None if seed is None else seed * 3 + index)
+    return dynasty.totals()
