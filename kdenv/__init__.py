@@ -14,3 +14,16 @@ __all__ = [
     "decode", "discard_action", "domino", "encode", "num_actions", "pick_action", "place_action",
     "random_game",
 ]  # fmt: skip
+
+_LAZY = {"env": "kdenv.env", "raw_env": "kdenv.env", "KingdominoSingleAgentEnv": "kdenv.wrappers"}
+
+
+def __getattr__(name: str):
+    """``kdenv.env``, ``kdenv.raw_env`` and ``kdenv.KingdominoSingleAgentEnv`` on first use: they import
+    PettingZoo and Gymnasium (about half a second), which engine-only users should not pay for."""
+    if name not in _LAZY:
+        raise AttributeError(f"module 'kdenv' has no attribute {name!r}")
+    import importlib
+
+    module = importlib.import_module(_LAZY[name])
+    return module if name == "env" else getattr(module, name)  # the kdenv.env module is callable as env()

@@ -1,0 +1,189 @@
+"""The single-agent Gymnasium view of Kingdomino, for Stable-Baselines3 and friends.
+
+:class:`KingdominoSingleAgentEnv` seats one learner at a table of policies: ``step(action)`` plays the
+learner's decision, then lets the opponents play until it is the learner's turn again or the game is
+over, and returns the **learner's own** reward (never the reward of whoever moved last, the pitfall of
+PettingZoo's SB3 tutorial). ``action_masks()`` gives the boolean mask that sb3_contrib's MaskablePPO
+asks for. Observations are the ``{"board", "features"}`` Dict of :mod:`kdenv.encoding`, from the learner's
+seat; rewards are those of :mod:`kdenv.env` (``"rank"``, ``"margin"``, ``"score"``).
+
+Importing this module registers the env with Gymnasium as ``kdenv/Kingdomino-v0``::
+
+    import kdenv.wrappers  # or: gymnasium.make("kdenv.wrappers:kdenv/Kingdomino-v0", ...)
+    env = gymnasium.make("kdenv/Kingdomino-v0", num_players=4, opponents=["random"] * 3)
+
+An illegal learner action (one the mask forbids) ends the episode with reward ``illegal_reward``
+(-1) and ``info["illegal_move"]`` saying why, the convention of ``kdenv.env.env()`` and PettingZoo's
+classic games; ``illegal_reward=None`` raises :class:`~kdenv.errors.IllegalMoveError` instead.
+
+Opponents, one per other seat, ``opponents[i]`` sitting at seat ``(learner + 1 + i) % num_players``:
+a spec string for :func:`agents.registry.make_player` (``"random"``, ``"fg"``, ``"ppo:PATH"``), an
+:class:`agents.base.Player`, or a callable ``f(observation, action_mask) -> action`` that gets the same
+Dict observation (from its own seat) and int8 mask a learner gets, so a frozen copy of a policy can play.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+
+from kdenv.encoding import action_mask
+from kdenv.env import raw_env
+from kdenv.errors import IllegalMoveError, KingdominoError
+from kdenv.rules import Rules
+from kdenv.view import PublicView
+
+Opponent = Any  # a spec string, an agents.base.Player, or a callable (observation, action_mask) -> action
+
+
+class _PolicyOpponent:
+    """Adapts a callable on (observation, action_mask) to the act(view) interface of players."""
+
+    def __init__(self, policy: Callable[[dict, np.ndarray], int], env: raw_env) -> None:
+        self.policy = policy
+        self.env = env
+        self.spec = getattr(policy, "spec", getattr(policy, "__name__", type(policy).__name__))
+
+    def reset(self, seat: int, seed: int | None = None) -> None:
+        self.seat = seat
+
+    def act(self, view: PublicView) -> int:
+        game = self.env.game
+        return int(self.policy(self.env.encoder.encode(game, self.seat), action_mask(game)))
+
+
+def _make_opponent(opponent: Opponent, env: raw_env):
+    """A player object (reset(seat, seed), act(view), spec) for one opponent description."""
+    if isinstance(opponent, str):
+        from agents.registry import make_player  # lazily: kdenv must not import agents at import time
+
+        return make_player(opponent)
+    if hasattr(opponent, "act") and hasattr(opponent, "reset"):
+        return opponent
+    if callable(opponent):
+        return _PolicyOpponent(opponent, env)
+    raise KingdominoError(
+        f"opponent {opponent!r} is neither a player spec string, a Player, nor a callable(observation, mask)"
+    )
+
+
+class KingdominoSingleAgentEnv(gymnasium.Env):
+    """One learner against fixed (or swappable) opponents; a Gymnasium env with action masks."""
+
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 2}
+
+    def __init__(
+        self,
+        num_players: int = 4,
+        rules: Rules | None = None,
+        opponents: Sequence[Opponent] | None = None,
+        seat: int | None = None,
+        reward: str = "rank",
+        render_mode: str | None = None,
+        illegal_reward: float | None = -1.0,
+    ) -> None:
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise KingdominoError(f"unknown render_mode {render_mode!r}; choose from ansi, rgb_array")
+        if seat is not None and not 0 <= seat < num_players:
+            raise KingdominoError(f"seat {seat} does not exist at a {num_players}-player table (0..{num_players - 1})")
+        self.aec = raw_env(
+            num_players, reward=reward, render_mode=render_mode, rules=rules or Rules(), illegal_reward=illegal_reward
+        )
+        self.num_players = num_players
+        self.seat = seat
+        self.render_mode = render_mode
+        self.observation_space = self.aec.encoder.space
+        self.action_space = spaces.Discrete(self.aec.num_actions)
+        self.learner = 0  # the learner's seat in the current episode
+        self.set_opponents(["random"] * (num_players - 1) if opponents is None else opponents)
+
+    def set_opponents(self, opponents: Sequence[Opponent]) -> None:
+        """Use these opponents from the next reset on (one per other seat, in seat order after the learner)."""
+        if isinstance(opponents, (str, bytes)) or len(opponents) != self.num_players - 1:
+            n = self.num_players
+            raise KingdominoError(f"give a list of {n - 1} opponents for a {n}-player game")
+        self.opponents = [_make_opponent(o, self.aec) for o in opponents]
+
+    @property
+    def game(self):
+        """The game being played (the engine's Game)."""
+        return self.aec.game
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
+        """Deal a new game, choose the learner's seat (random unless fixed), let opponents play first moves."""
+        super().reset(seed=seed)
+        n = self.num_players
+        self.learner = self.seat if self.seat is not None else int(self.np_random.integers(n))
+        self.aec.reset(seed=int(self.np_random.integers(2**62)))
+        self._players = {}
+        for i, opponent in enumerate(self.opponents):
+            seat = (self.learner + 1 + i) % n
+            opponent.reset(seat, int(self.np_random.integers(2**62)))
+            self._players[seat] = opponent
+        self.aec.agent_names = [
+            "learner" if p == self.learner else getattr(self._players[p], "spec", "?") for p in range(n)
+        ]
+        self._view = PublicView(self.aec.game)
+        self._play_opponents()  # no reward for the learner can arise before its first move
+        return self._observe()
+
+    def step(self, action: int) -> tuple[dict, float, bool, bool, dict]:
+        """Play the learner's action, then the opponents'; the reward is the learner's own."""
+        aec = self.aec
+        learner = aec.possible_agents[self.learner]
+        aec.step(action)  # IllegalMoveError if illegal_reward is None
+        reward = aec.rewards[learner]
+        if aec.terminations[learner] and not aec.game.is_over:  # ended by an illegal move
+            obs, info = self._observe()
+            info["illegal_move"] = aec.infos[learner]["illegal_move"]
+            return obs, float(reward), True, False, info
+        reward += self._play_opponents()
+        obs, info = self._observe()
+        return obs, float(reward), aec.game.is_over, False, info
+
+    def _play_opponents(self) -> float:
+        """Let opponents act until the learner must act or the game ends; the learner's reward meanwhile."""
+        aec, game = self.aec, self.aec.game
+        learner = aec.possible_agents[self.learner]
+        reward = 0.0
+        while not game.is_over and game.current_player != self.learner:
+            seat = game.current_player
+            aec.step(self._players[seat].act(self._view))
+            if aec.terminations[learner] and not game.is_over:
+                reason = aec.infos[aec.possible_agents[seat]]["illegal_move"]
+                raise IllegalMoveError(f"opponent {self._players[seat].spec!r} in seat {seat}: {reason}")
+            reward += aec.rewards[learner]
+        return reward
+
+    def _observe(self) -> tuple[dict, dict]:
+        game = self.aec.game
+        info: dict[str, Any] = {"seat": self.learner}
+        if game.is_over:
+            info["scores"] = game.scores()
+            info["placings"] = game.placings()
+        return self.aec.encoder.encode(game, self.learner), info
+
+    def action_masks(self) -> np.ndarray:
+        """The learner's legal actions as a bool array (all False once the game is over)."""
+        return action_mask(self.aec.game).astype(bool)
+
+    def render(self) -> str | np.ndarray | None:
+        return self.aec.render()
+
+    def record(self) -> dict:
+        """The ``kingdomino-replay/1`` record of the episode so far (agents: "learner" and the opponents' specs)."""
+        return self.aec.record()
+
+    def close(self) -> None:
+        for opponent in self.opponents:
+            close = getattr(opponent, "close", None)
+            if close is not None:
+                close()
+
+
+if "kdenv/Kingdomino-v0" not in gymnasium.registry:
+    gymnasium.register("kdenv/Kingdomino-v0", entry_point="kdenv.wrappers:KingdominoSingleAgentEnv")

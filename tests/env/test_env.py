@@ -1,0 +1,176 @@
+"""The PettingZoo AEC env: PettingZoo's own API, seed and render tests, rewards, illegal moves, records."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pettingzoo
+import pytest
+from pettingzoo.test import api_test, render_test, seed_test
+
+import kdenv
+from kdenv.env import env, raw_env
+from kdenv.errors import IllegalMoveError, KingdominoError
+from kdenv.game import Game
+from kdenv.replay import replay_record
+from kdenv.rules import Rules
+
+TABLES = [
+    pytest.param({"num_players": 4}, id="4p"),
+    pytest.param({"num_players": 3, "middle_kingdom": True, "harmony": True}, id="3p-variants"),
+    pytest.param({"num_players": 2}, id="2p"),
+    pytest.param({"num_players": 2, "mighty_duel": True}, id="mighty-duel"),
+]
+
+
+def play_out(aec, rng: random.Random) -> None:
+    """Play random legal moves through the AEC loop until every agent is done."""
+    for _ in aec.agent_iter():
+        obs, _, termination, truncation, _ = aec.last()
+        action = None if termination or truncation else int(rng.choice(np.flatnonzero(obs["action_mask"])))
+        aec.step(action)
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")  # api_test's advice to use a Box, not a Dict
+@pytest.mark.parametrize("kwargs", TABLES)
+def test_pettingzoo_api_seed_and_render_tests(kwargs: dict) -> None:
+    api_test(env(**kwargs), num_cycles=300)
+    seed_test(lambda: env(**kwargs), num_cycles=100)
+    render_test(lambda render_mode=None: env(render_mode=render_mode, **kwargs))
+
+
+def test_spaces_and_metadata_follow_the_classic_games() -> None:
+    aec = raw_env(num_players=4)
+    assert aec.metadata["name"] == "kingdomino_v0"
+    assert set(aec.metadata["render_modes"]) == {"human", "ansi", "rgb_array"}
+    assert aec.possible_agents == ["player_0", "player_1", "player_2", "player_3"]
+    space = aec.observation_space("player_1")
+    assert space["observation"]["board"].shape == (44, 9, 9)
+    assert space["observation"]["features"].shape == (230,)
+    assert space["action_mask"].shape == (329,)
+    assert aec.action_space("player_0").n == 329
+    assert raw_env(num_players=2, mighty_duel=True).action_space("player_0").n == 681
+
+
+def test_agent_selection_follows_the_draft_and_the_mask_is_the_engine_s() -> None:
+    aec = raw_env(num_players=2)
+    aec.reset(seed=4)
+    twin = Game(2, Rules(), seed=4)  # reset(seed=s) deals Game(n, rules, s)
+    rng = random.Random(4)
+    while not twin.is_over:
+        assert aec.agent_selection == f"player_{twin.current_player}"
+        for agent in aec.agents:
+            mask = aec.observe(agent)["action_mask"]
+            if agent == aec.agent_selection:
+                assert sorted(np.flatnonzero(mask).tolist()) == sorted(twin.legal_actions())
+            else:
+                assert not mask.any()
+        action = rng.choice(twin.legal_actions())
+        aec.step(action)
+        twin.step(action)
+    assert all(aec.terminations.values())
+    assert aec.game.moves == twin.moves
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4])
+def test_rank_rewards_are_zero_sum_and_follow_the_placings(num_players: int) -> None:
+    for seed in range(3):
+        aec = raw_env(num_players=num_players)
+        aec.reset(seed=seed)
+        totals = dict.fromkeys(aec.possible_agents, 0.0)
+        for agent in aec.agent_iter():
+            obs, reward, termination, truncation, _ = aec.last()
+            totals[agent] += reward
+            action = None if termination or truncation else int(np.flatnonzero(obs["action_mask"])[0])
+            aec.step(action)
+        places = aec.game.placings()
+        assert sum(totals.values()) == pytest.approx(0.0)
+        for p, agent in enumerate(aec.possible_agents):
+            assert totals[agent] == pytest.approx(1 - 2 * places[p] / (num_players - 1))
+
+
+def test_margin_and_score_rewards() -> None:
+    rules = {"middle_kingdom": True, "harmony": True}
+    for reward in ("margin", "score"):
+        aec = raw_env(num_players=3, reward=reward, **rules)
+        aec.reset(seed=9)
+        totals = dict.fromkeys(aec.possible_agents, 0.0)
+        dense = 0
+        for agent in aec.agent_iter():
+            obs, r, termination, truncation, _ = aec.last()
+            totals[agent] += r
+            dense += r != 0 and not termination
+            aec.step(None if termination or truncation else int(np.flatnonzero(obs["action_mask"])[-1]))
+        scores = aec.game.scores()
+        for p, agent in enumerate(aec.possible_agents):
+            if reward == "margin":
+                want = (scores[p] - max(s for q, s in enumerate(scores) if q != p)) / 100
+            else:
+                want = scores[p] / 100
+            assert totals[agent] == pytest.approx(want)
+        assert (dense > 0) == (reward == "score")
+
+
+def test_raw_env_raises_clear_errors_and_leaves_the_game_unchanged() -> None:
+    aec = raw_env(num_players=4)
+    aec.reset(seed=1)
+    with pytest.raises(IllegalMoveError, match="outside the action space"):
+        aec.step(329)
+    with pytest.raises(IllegalMoveError, match="outside the action space"):
+        aec.step("pick")
+    with pytest.raises(IllegalMoveError, match="time to pick"):
+        aec.step(0)  # a placement during the set-up picks
+    aec.step(325)  # claim slot 0
+    with pytest.raises(IllegalMoveError, match="already claimed"):
+        aec.step(325)
+    assert aec.game.moves == [(aec.game.moves[0][0], 325, aec.game.line[0])]  # only the legal move counted
+    with pytest.raises(KingdominoError, match="unknown reward"):
+        raw_env(reward="wins")
+    with pytest.raises(KingdominoError, match="2 players only"):
+        raw_env(num_players=4, mighty_duel=True)
+
+
+def test_env_ends_the_game_on_an_illegal_move_like_the_classic_games() -> None:
+    aec = env(num_players=3)
+    aec.reset(seed=2)
+    offender = aec.agent_selection
+    aec.step(0)  # placing during the set-up picks
+    assert all(aec.terminations.values())
+    assert aec.rewards[offender] == -1 and sum(aec.rewards.values()) == -1
+    assert "time to pick" in aec.infos[offender]["illegal_move"]
+    play_out(aec, random.Random(0))  # the dead agents step out as usual
+    assert not aec.agents
+
+
+def test_record_replays_to_the_same_game() -> None:
+    aec = raw_env(num_players=4, middle_kingdom=True)
+    aec.reset(seed=6)
+    aec.agent_names = ["a", "b", "c", "d"]
+    play_out(aec, random.Random(6))
+    record = aec.unwrapped.record()
+    assert record["agents"] == ["a", "b", "c", "d"] and record["seed"] == 6
+    game = replay_record(record)
+    assert game.scores() == aec.game.scores() == record["final"]["scores"]
+
+
+def test_render_modes_show_the_game() -> None:
+    aec = raw_env(num_players=4, render_mode="ansi")
+    aec.reset(seed=3)
+    text = aec.render()
+    assert "current line" in text and "next line" in text and "picks" in text
+    aec = raw_env(num_players=2, mighty_duel=True, render_mode="rgb_array")
+    aec.reset(seed=3)
+    image = aec.render()
+    assert image.dtype == np.uint8 and image.ndim == 3 and image.shape[2] == 3
+    assert len(np.unique(image.reshape(-1, 3), axis=0)) > 8  # colours, not a blank canvas
+
+
+def test_make_and_package_attributes() -> None:
+    made = pettingzoo.make("aec", "kdenv/kingdomino-v0", num_players=2)
+    made.reset(seed=0)
+    assert made.unwrapped.metadata["name"] == "kingdomino_v0"
+    assert kdenv.raw_env is raw_env
+    wrapped = kdenv.env(num_players=3)  # the package attribute is callable like env()
+    wrapped.reset(seed=0)
+    assert wrapped.unwrapped.num_players == 3
