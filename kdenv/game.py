@@ -292,15 +292,21 @@ class Game:
         return sorted(self.deck + self.removed)
 
     # ----- scores and winners ------------------------------------------------------------------
-    def breakdown(self, player: int) -> ScoreBreakdown:
+    def bonuses(self, player: int) -> tuple[int, int]:
+        """(Middle Kingdom, Harmony) bonus the player's kingdom earns now under these rules."""
         kingdom = self.kingdoms[player]
         middle = MIDDLE_KINGDOM_BONUS if self.rules.middle_kingdom and kingdom.is_centred() else 0
         harmony = self.rules.harmony and kingdom.is_complete() and not kingdom.discards
-        return ScoreBreakdown(kingdom.properties(), middle, HARMONY_BONUS if harmony else 0)
+        return middle, HARMONY_BONUS if harmony else 0
+
+    def breakdown(self, player: int) -> ScoreBreakdown:
+        """The player's score, property by property, and the bonuses."""
+        return ScoreBreakdown(self.kingdoms[player].properties(), *self.bonuses(player))
 
     def score(self, player: int) -> int:
         """The player's score now, variant bonuses included."""
-        return self.breakdown(player).total
+        middle, harmony = self.bonuses(player)
+        return self.kingdoms[player].property_score() + middle + harmony
 
     def scores(self) -> list[int]:
         return [self.score(p) for p in range(self.num_players)]

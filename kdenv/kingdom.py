@@ -157,8 +157,19 @@ class Kingdom:
         return found
 
     def property_score(self) -> int:
-        """Sum over properties of squares x crowns (no variant bonus)."""
-        return sum(p.squares * p.crowns for p in self.properties())
+        """Sum over properties of squares x crowns (no variant bonus); floods only crowned properties."""
+        f = self.frame
+        c1, c2, c3 = self.crowns[1], self.crowns[2], self.crowns[3]
+        crowned = c1 | c2 | c3
+        total = 0
+        for squares in self.terrain:
+            seeds = squares & crowned
+            while seeds:
+                comp = f.component(seeds & -seeds, squares)
+                seeds &= ~comp
+                crowns = (comp & c1).bit_count() + 2 * (comp & c2).bit_count() + 3 * (comp & c3).bit_count()
+                total += comp.bit_count() * crowns
+        return total
 
     def largest_property(self) -> int:
         """Squares of the largest property, crowns ignored (the first tie-break)."""

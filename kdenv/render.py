@@ -54,25 +54,33 @@ _PLAYER_FG = (196, 33, 165, 220)  # red, blue, magenta, yellow
 _RESET = "\x1b[0m"
 
 
-def _paint(text: str, fg: int | None = None, bg: int | None = None, bold: bool = False) -> str:
+def paint(text: str, fg: int | None = None, bg: int | None = None, bold: bool = False) -> str:
+    """``text`` in 256-colour ANSI codes (foreground, background, bold)."""
     codes = (["1"] if bold else []) + ([f"38;5;{fg}"] if fg is not None else []) + ([f"48;5;{bg}"] if bg else [])
     return f"\x1b[{';'.join(codes)}m{text}{_RESET}" if codes else text
 
 
-def _ansi_half(terrain: int, crowns: int) -> str:
+def ansi_half(terrain: int, crowns: int) -> str:
+    """One square as two coloured characters: terrain letter and crowns."""
     fg = 16 if _TERRAIN_BG[terrain] in (178, 113) else 231
-    return _paint(f"{TERRAIN_LETTERS[terrain]}{crowns or ' '}", fg=fg, bg=_TERRAIN_BG[terrain])
+    return paint(f"{TERRAIN_LETTERS[terrain]}{crowns or ' '}", fg=fg, bg=_TERRAIN_BG[terrain])
 
 
-def _ansi_domino(number: int) -> str:
+def ansi_domino(number: int) -> str:
+    """A domino as its number and its two coloured halves."""
     if not number:
         return "  --  "
     ta, ca, tb, cb = HALVES[number]
-    return f"{number:2d}" + _ansi_half(ta, ca) + _ansi_half(tb, cb)
+    return f"{number:2d}" + ansi_half(ta, ca) + ansi_half(tb, cb)
+
+
+def ansi_castle() -> str:
+    """The castle square as two coloured characters."""
+    return paint("[]", fg=16, bg=250)
 
 
 def _ansi_king(player: int) -> str:
-    return _paint(f"P{player}", fg=_PLAYER_FG[player], bold=True)
+    return paint(f"P{player}", fg=_PLAYER_FG[player], bold=True)
 
 
 def _ansi_kingdom(kingdom) -> list[str]:
@@ -88,9 +96,9 @@ def _ansi_kingdom(kingdom) -> list[str]:
             if content is None:
                 row.append(" ·" if kingdom.window >> index & 1 else "  ")
             elif content[0] < 0:
-                row.append(_paint("[]", fg=16, bg=250))
+                row.append(ansi_castle())
             else:
-                row.append(_ansi_half(*content))
+                row.append(ansi_half(*content))
         rows.append("".join(row))
     return rows
 
@@ -103,7 +111,7 @@ def render_ansi(state, viewer: int | None = None) -> str:
     headers, pictures = [], []
     for p in seats:
         label = f"P{p}{' you' if p == viewer else ''} {scores[p]:3d}"
-        headers.append(_paint(f"{label:<{2 * size}}", fg=_PLAYER_FG[p], bold=True))
+        headers.append(paint(f"{label:<{2 * size}}", fg=_PLAYER_FG[p], bold=True))
         pictures.append(_ansi_kingdom(state.kingdoms[p]))
     gap = "   "
     lines = [gap.join(headers)]
@@ -112,10 +120,10 @@ def render_ansi(state, viewer: int | None = None) -> str:
     current = []
     for i, (owner, number) in enumerate(zip(state.queue, state.held, strict=True)):
         mark = "✓" if phase == "over" or i < state.king else ("▶" if i == state.king else " ")
-        current.append(f"{mark}{_ansi_king(owner)} {_ansi_domino(number)}")
+        current.append(f"{mark}{_ansi_king(owner)} {ansi_domino(number)}")
     lines.append(f"round {state.round:2d}  current line: " + "  ".join(current))
     upcoming = [
-        f"{_ansi_king(owner) if owner >= 0 else '  '} {_ansi_domino(number)}"
+        f"{_ansi_king(owner) if owner >= 0 else '  '} {ansi_domino(number)}"
         for number, owner in zip(state.line, state.claims, strict=True)
     ]
     lines.append("           next line:    " + ("  ".join(upcoming) if upcoming else "(none: last round)"))
@@ -123,7 +131,7 @@ def render_ansi(state, viewer: int | None = None) -> str:
         winners = " and ".join(f"P{p}" for p in state.winners())
         lines.append(f"game over: {winners} win{'s' if len(state.winners()) == 1 else ''}")
     elif phase == "place":
-        lines.append(f"{_ansi_king(state.current_player)} places {_ansi_domino(state.held_domino)}")
+        lines.append(f"{_ansi_king(state.current_player)} places {ansi_domino(state.held_domino)}")
     else:
         lines.append(f"{_ansi_king(state.current_player)} picks a domino of the next line")
     return "\n".join(lines)

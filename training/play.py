@@ -144,7 +144,7 @@ def _hint(text: str, code: str, game: Game, codes: dict[str, int]) -> str:
 def kingdom_map(game: Game, player: int) -> str:
     """The player's kingdom on its frame with the coordinates of the codes, painted as kdenv.render paints
     kingdoms: every cell a square may still go on (``·``) is shown, so every placement listed is on it."""
-    from kdenv.render import _ansi_half, _paint
+    from kdenv.render import ansi_castle, ansi_half
 
     kingdom = game.kingdoms[player]
     size = game.rules.kingdom_size
@@ -160,25 +160,25 @@ def kingdom_map(game: Game, player: int) -> str:
             if content is None:
                 cells.append("· " if kingdom.window >> (r * width + c) & 1 else "  ")
             elif content[0] < 0:
-                cells.append(_paint("[]", fg=16, bg=250))  # the castle, as in kdenv.render
+                cells.append(ansi_castle())
             else:
-                cells.append(_ansi_half(*content))
+                cells.append(ansi_half(*content))
         lines.append(f"{r + 1:>3} " + " ".join(cells).rstrip())
     return "\n".join(lines)
 
 
 def list_moves(game: Game, codes: Sequence[str]) -> str:
     """The legal moves, compactly: picks with their dominoes, placements ten to a line."""
-    from kdenv.render import _ansi_domino
+    from kdenv.render import ansi_domino
 
     if game.phase != PLACE:
-        return "pick: " + "   ".join(f"{code} {_ansi_domino(game.line[int(code[1:]) - 1])}" for code in codes)
+        return "pick: " + "   ".join(f"{code} {ansi_domino(game.line[int(code[1:]) - 1])}" for code in codes)
     held = domino(game.held_domino)
     if list(codes) == ["d"]:
-        return f"{_ansi_domino(held.number)} fits nowhere in your kingdom: d to discard it"
+        return f"{ansi_domino(held.number)} fits nowhere in your kingdom: d to discard it"
     places = [c for c in codes if c != "d"]
     lines = [
-        f"place {_ansi_domino(held.number)} ({len(places)} ways): cell of half A ({held.a}), then of half B ({held.b})"
+        f"place {ansi_domino(held.number)} ({len(places)} ways): cell of half A ({held.a}), then of half B ({held.b})"
     ]
     lines += ["  " + " ".join(f"{c:<6}" for c in places[i : i + 10]).rstrip() for i in range(0, len(places), 10)]
     if "d" in codes:
