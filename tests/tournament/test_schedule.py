@@ -1,0 +1,88 @@
+"""The schedule is balanced: seats, king-draw positions and meetings evenly spread; deals duplicated."""
+
+from collections import Counter
+from itertools import combinations
+
+import pytest
+
+from kdenv.errors import KingdominoError
+from kdenv.game import Game
+from kdenv.rules import Rules
+from training.schedule import SEATINGS, Schedule, ScheduleError
+
+
+def schedule(num_agents: int, players: int, games: int = 1, rules: Rules | None = None) -> Schedule:
+    return Schedule(tuple(f"agent{i}" for i in range(num_agents)), players, rules or Rules(), 3, games)
+
+
+@pytest.mark.parametrize(("num_agents", "players"), [(2, 2), (4, 2), (3, 3), (5, 3), (4, 4), (5, 4), (6, 4)])
+def test_every_agent_sits_in_every_seat_and_draw_position_equally_often(num_agents, players):
+    s = schedule(num_agents, players, games=500)
+    seats, draws, meetings = Counter(), Counter(), Counter()
+    for g in s.games():
+        ranked = list(dict.fromkeys(Game(players, s.rules, g.deal_seed).king_order))  # seats by first king drawn
+        for seat, agent in enumerate(g.agents):
+            seats[agent, seat] += 1
+            draws[agent, ranked.index(seat)] += 1
+        meetings.update(combinations(sorted(g.agents), 2))
+    agents = [f"agent{i}" for i in range(num_agents)]
+    assert len(set(seats.values())) == 1 and len(seats) == num_agents * players
+    assert len(set(draws.values())) == 1 and len(draws) == num_agents * players
+    assert len(set(meetings.values())) == 1 and len(meetings) == num_agents * (num_agents - 1) // 2
+    assert sum(seats.values()) == s.total * players and s.total >= 500 and s.total % s.round_size == 0
+    assert set(agents) == {agent for agent, _ in seats}
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_seatings_are_latin_and_balance_who_draws_first(players):
+    seatings = SEATINGS[players]
+    for member in range(players):  # each member holds each draw position equally often
+        assert Counter(row[member] for row in seatings) == dict.fromkeys(range(players), len(seatings) // players)
+    for a, b in combinations(range(players), 2):
+        assert 2 * sum(row[a] < row[b] for row in seatings) == len(seatings)
+
+
+def test_each_deal_is_played_by_every_table_in_every_seating():
+    s = schedule(5, 4, games=40)
+    by_deal = Counter((g.deal, g.table) for g in s.games())
+    assert set(by_deal.values()) == {len(SEATINGS[4])} and len(by_deal) == len(s.tables) * s.deals
+    for g in s.games():
+        assert g.deal_seed == s.deal_seed(g.deal)
+        table = sorted(s.agents[i] for i in s.tables[g.table])
+        assert sorted(g.agents) == table
+    for (deal, table), _ in by_deal.items():
+        games = [g for g in s.games() if (g.deal, g.table) == (deal, table)]
+        for seat in range(4):
+            assert len({g.agents[seat] for g in games}) == 4  # every member in this seat once
+
+
+def test_a_longer_tournament_extends_a_shorter_one():
+    short, long = schedule(4, 4, games=8), schedule(4, 4, games=30)
+    assert long.games()[: short.total] == short.games()
+    assert long.games(start=10) == long.games()[10:]
+    assert len({g.play_seed for g in long.games()}) == long.total
+
+
+def test_mighty_duel_schedules_two_player_tables():
+    s = schedule(3, 2, games=6, rules=Rules.from_names("mighty_duel"))
+    assert s.total == 6 and all(len(g.agents) == 2 for g in s.games())
+
+
+@pytest.mark.parametrize(
+    ("num_agents", "players", "rules", "message"),
+    [
+        (2, 4, None, "4-player tables need at least 4 agents"),
+        (5, 5, None, "2, 3 or 4 players"),
+        (3, 3, Rules.from_names("mighty_duel"), "Mighty Duel"),
+        (1, 2, None, "need at least 2 agents"),
+    ],
+)
+def test_impossible_tables_are_one_line_errors(num_agents, players, rules, message):
+    with pytest.raises(KingdominoError, match=message) as info:
+        schedule(num_agents, players, rules=rules)
+    assert "\n" not in str(info.value)
+
+
+def test_no_games_is_an_error():
+    with pytest.raises(ScheduleError, match="at least 1"):
+        schedule(4, 4, games=0)

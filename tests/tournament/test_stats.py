@@ -1,0 +1,73 @@
+"""Win-rate and mean intervals, placings, head-to-head and ratings from hand-made records."""
+
+import math
+
+import pytest
+
+from training.ratings import competition_ranks, rate_games
+from training.stats import clustered_mean, summarize, t95, wilson
+
+
+def test_wilson_interval_matches_known_values():
+    assert wilson(0, 10) == pytest.approx((0.0, 0.2775), abs=1e-4)
+    assert wilson(5, 10) == pytest.approx((0.2366, 0.7634), abs=1e-4)
+    low, high = wilson(2.5, 10)  # fractional successes: shared wins
+    assert 0 < low < 0.25 < high < 1
+
+
+def test_clustered_mean_is_the_plain_standard_error_when_every_value_is_its_own_cluster():
+    values = [1.0, 2.0, 3.0, 4.0]
+    mean, se = clustered_mean(values, [0, 1, 2, 3])
+    assert mean == 2.5 and se == pytest.approx(math.sqrt(5 / 3) / 2)
+    _, clustered = clustered_mean(values, [0, 0, 1, 1])  # correlated pairs: a wider interval
+    assert clustered > se
+    assert math.isnan(clustered_mean(values, [7, 7, 7, 7])[1])
+
+
+def test_t_quantiles():
+    assert t95(1) == 12.706 and t95(30) == 2.042
+    assert t95(31) == pytest.approx(2.040, abs=1e-3) and t95(10_000) == pytest.approx(1.960, abs=1e-3)
+
+
+def test_competition_ranks_share_the_better_rank():
+    assert competition_ranks([0, 1.5, 1.5, 3]) == [0, 1, 1, 3]
+    assert competition_ranks([0.5, 0.5]) == [0, 0]
+
+
+def record(game_id, deal, agents, scores, winners, placings):
+    final = {"scores": scores, "winners": winners}
+    return {"agents": agents, "final": final, "tournament": {"game_id": game_id, "deal": deal, "placings": placings}}
+
+
+def test_summary_splits_shared_wins_and_counts_head_to_head():
+    records = [
+        record(0, 0, ["a", "b", "c"], [30, 30, 10], [0, 1], [0.5, 0.5, 2]),
+        record(1, 1, ["b", "c", "a"], [20, 25, 40], [2], [2, 1, 0]),
+    ]
+    results = summarize(records)
+    a, b, c = (results.agent(x) for x in "abc")
+    assert (a.games, a.wins, a.win_rate) == (2, 1.5, 0.75)
+    assert (b.wins, c.wins) == (0.5, 0.0)
+    assert a.score == 35 and a.margin == (0 + 15) / 2 and a.placing == (1.5 + 1) / 2
+    assert b.margin == (0 - 20) / 2
+    assert results.head_to_head["a"]["b"] == (0.5 + 1) / 2 and results.head_to_head["b"]["a"] == 0.25
+    assert results.head_to_head["c"]["b"] == 0.5 and results.meetings["a"]["c"] == 2
+    assert [x.agent for x in results.agents][0] == "a" and results.games == 2 and results.deals == 2
+
+
+def test_an_agent_seated_twice_is_one_line_and_not_its_own_opponent():
+    records = [record(i, i, ["x", "fg", "fg", "fg"], [40, 10, 20, 30], [0], [0, 3, 2, 1]) for i in range(3)]
+    results = summarize(records)
+    assert results.agent("fg").games == 9 and results.agent("x").win_rate == 1.0
+    assert set(results.head_to_head["fg"]) == {"x"} and results.head_to_head["x"]["fg"] == 1.0
+    assert results.agent("x").win_low < 1.0  # never a zero-width interval
+
+
+def test_ratings_reward_the_agent_that_keeps_placing_first():
+    games = [(["strong", "weak", "mid"], [0, 2, 1]) for _ in range(20)]
+    ratings = rate_games(games)
+    assert ratings["strong"].mu > ratings["mid"].mu > ratings["weak"].mu
+    assert (
+        ratings["strong"].sigma < 25 / 3
+        and ratings["strong"].ordinal == ratings["strong"].mu - 3 * ratings["strong"].sigma
+    )

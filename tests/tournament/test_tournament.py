@@ -1,0 +1,162 @@
+"""Tournaments end to end: records that re-play, duplicate deals, resume, crash isolation, ratings, bad input."""
+
+import json
+from collections import Counter, defaultdict
+
+import pytest
+
+from agents.registry import PlayerSpecError
+from kdenv.replay import read_records, replay_record
+from kdenv.rules import Rules
+from training.tournament import Tournament, TournamentError, run_tournament
+
+
+def test_every_game_is_recorded_and_replays_with_duplicate_deals(tmp_path):
+    tournament = Tournament(["random", "random", "random"], players=3, games=12, seed=5, out=tmp_path)
+    tournament.run(workers=1, progress=False)
+    records = list(read_records(tmp_path / "games.jsonl"))
+    assert sorted(r["tournament"]["game_id"] for r in records) == list(range(12))
+    deals = defaultdict(list)
+    for record in records:
+        game = replay_record(record)  # every move legal, scores and winners as written
+        assert game.placings() == record["tournament"]["placings"]
+        assert record["agents"] == ["random"] * 3
+        deals[record["tournament"]["deal"]].append(record)
+    assert len(deals) == 2
+    for games in deals.values():
+        assert len(games) == 6
+        assert len({(tuple(r["deck"]), tuple(r["king_order"]), r["seed"]) for r in games}) == 1  # one deal
+        assert len({r["tournament"]["seating"] for r in games}) == 6
+    assert len({tuple(r["deck"]) for r in records}) == 2
+
+
+def test_duplicate_deal_seats_each_agent_everywhere_once(fakes, tmp_path):
+    Tournament(["greedy1", "random"], players=2, games=8, out=tmp_path).run(workers=1, progress=False)
+    records = list(read_records(tmp_path / "games.jsonl"))
+    by_deal = defaultdict(set)
+    for record in records:
+        by_deal[tuple(record["deck"]), tuple(record["king_order"])].add(tuple(record["agents"]))
+    assert list(by_deal.values()) == [{("greedy1", "random"), ("random", "greedy1")}] * 4
+
+
+def test_resume_after_an_interruption_plays_each_game_once(tmp_path):
+    settings = {"agents": ["random"] * 4, "players": 4, "games": 24, "seed": 1, "out": tmp_path}
+    played = []
+
+    def stop_after_ten(outcome):
+        played.append(outcome.game.game_id)
+        if len(played) == 10:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        Tournament(**settings).run(workers=1, progress=False, on_outcome=stop_after_ten)
+    games = tmp_path / "games.jsonl"
+    first_lines = games.read_text().splitlines()
+    assert len(first_lines) == 10
+    with open(games, "a") as stream:  # a kill in the middle of a write leaves half a line
+        stream.write(first_lines[-1][:57])
+    again = Tournament(**settings)
+    assert "truncated" in again.notes[0] and len(again.records) == 10
+    second = []
+    results = again.run(workers=1, progress=False, on_outcome=lambda o: second.append(o.game.game_id))
+    assert sorted(played + second) == list(range(24)) and results.games == 24
+    lines = games.read_text().splitlines()
+    assert lines[:10] == first_lines and len(lines) == 24
+    assert sorted(json.loads(line)["tournament"]["game_id"] for line in lines) == list(range(24))
+    assert Tournament(**settings).pending == []  # a third run has nothing left to play
+
+
+def test_resume_in_worker_processes(tmp_path):
+    settings = {"agents": ["random"] * 2, "players": 2, "games": 40, "out": tmp_path}
+    count = []
+
+    def stop_after_five(outcome):
+        count.append(outcome)
+        if len(count) == 5:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        Tournament(**settings).run(workers=2, progress=False, on_outcome=stop_after_five)
+    assert len((tmp_path / "games.jsonl").read_text().splitlines()) == 5
+    results = Tournament(**settings).run(workers=2, progress=False)
+    ids = [r["tournament"]["game_id"] for r in read_records(tmp_path / "games.jsonl")]
+    assert sorted(ids) == list(range(40)) and results.games == 40
+
+
+def test_a_longer_run_extends_the_tournament(tmp_path):
+    Tournament(["random"] * 2, players=2, games=4, out=tmp_path).run(workers=1, progress=False)
+    results = Tournament(["random"] * 2, players=2, games=10, out=tmp_path).run(workers=1, progress=False)
+    assert results.games == 10 and len((tmp_path / "games.jsonl").read_text().splitlines()) == 10
+    assert json.loads((tmp_path / "tournament.json").read_text())["games"] == 10
+
+
+def test_a_crashing_player_is_reported_and_the_tournament_goes_on(fakes, tmp_path, capsys):
+    tournament = Tournament(["crash", "random"], players=2, games=12, out=tmp_path)
+    results = tournament.run(workers=2, progress=False)  # the registry reaches the worker processes
+    failed = sorted(f.game.game_id for f in tournament.failures)
+    assert failed == list(range(0, 12, 2))  # the crash player raises in games with an even play seed
+    errors = [json.loads(line) for line in (tmp_path / "errors.jsonl").read_text().splitlines()]
+    assert sorted(e["game_id"] for e in errors) == failed
+    assert all(e["error"] == "RuntimeError: boom" and "deal_seed" in e and "play_seed" in e for e in errors)
+    assert "boom" in capsys.readouterr().err
+    assert results.games == 6 and len((tmp_path / "games.jsonl").read_text().splitlines()) == 6
+
+
+def test_a_clearly_stronger_agent_ends_higher(fakes):
+    results = run_tournament(["random", "greedy1"], players=2, games=20, workers=1)
+    strong, weak = results.agent("greedy1"), results.agent("random")
+    assert [a.agent for a in results.agents] == ["greedy1", "random"]
+    assert strong.mu > weak.mu and strong.ordinal > weak.ordinal
+    assert strong.win_low > 0.5 and strong.margin - strong.margin_ci > 0
+    assert results.head_to_head["greedy1"]["random"] > 0.5
+
+
+def test_reports_are_written(tmp_path):
+    mighty_duel = Rules.from_names("mighty_duel")
+    results = run_tournament(["random"] * 2, players=2, games=4, rules=mighty_duel, out=tmp_path, workers=1)
+    data = json.loads((tmp_path / "results.json").read_text())
+    assert data["games"] == 4 == results.games and data["settings"]["rules"]["kingdom_size"] == 7
+    assert data["agents"][0]["agent"] == "random" and "head_to_head" in data
+    assert "| random | 8 |" in (tmp_path / "results.md").read_text()
+    assert (tmp_path / "ratings.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_other_settings_in_the_same_directory_are_refused(tmp_path):
+    run_tournament(["random"] * 2, players=2, games=2, out=tmp_path, workers=1)
+    with pytest.raises(TournamentError, match="other settings .*seed") as info:
+        Tournament(["random"] * 2, players=2, games=2, seed=9, out=tmp_path)
+    assert "\n" not in str(info.value)
+
+
+def test_unwritable_output_is_a_one_line_error(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    with pytest.raises(TournamentError, match="cannot write the tournament to"):
+        Tournament(["random"] * 2, players=2, games=2, out=blocker / "out")
+
+
+def test_unknown_agent_fails_before_any_game(tmp_path):
+    with pytest.raises(PlayerSpecError, match="unknown player 'rnadom'"):
+        Tournament(["random", "rnadom"], players=2, out=tmp_path / "t")
+    assert not (tmp_path / "t").exists()
+
+
+def test_a_bad_line_in_the_middle_is_a_clear_error(tmp_path):
+    run_tournament(["random"] * 2, players=2, games=4, out=tmp_path, workers=1)
+    lines = (tmp_path / "games.jsonl").read_text().splitlines()
+    lines[1] = lines[1][:20]
+    (tmp_path / "games.jsonl").write_text("\n".join(lines) + "\n")
+    with pytest.raises(TournamentError, match="games.jsonl:2 is not a valid record"):
+        Tournament(["random"] * 2, players=2, games=4, out=tmp_path)
+
+
+def test_seats_of_one_spec_are_separate_players():
+    results = run_tournament(["random"] * 4, players=4, games=4, workers=1)
+    assert results.agents[0].games == 16 and Counter(a.agent for a in results.agents) == {"random": 1}
+
+
+def test_games_of_another_tournament_are_not_taken_as_finished(tmp_path):
+    Tournament(["random"] * 2, players=2, games=2, out=tmp_path).run(workers=1, progress=False)
+    (tmp_path / "tournament.json").unlink()
+    with pytest.raises(TournamentError, match="holds a game 0 that is not this tournament's"):
+        Tournament(["random"] * 2, players=2, games=2, seed=4, out=tmp_path)

@@ -1,0 +1,62 @@
+"""``kdenv tournament``: the table, the files, the study preset, resume, and one-line errors."""
+
+import json
+
+import pytest
+
+from agents.registry import PLAYERS
+from training.cli import main
+
+
+def kdenv(*argv: str) -> int:
+    return main(["tournament", *argv, "--workers", "1", "--no-progress"])
+
+
+def test_a_tournament_prints_the_table_and_writes_its_files(tmp_path, capsys):
+    out = tmp_path / "t"
+    assert kdenv("--agents", "random", "random", "--players", "2", "--games", "4", "--out", str(out)) == 0
+    printed = capsys.readouterr().out
+    assert "1 table(s) x 2 seatings x 2 deal(s) = 4 games of 2 players" in printed
+    assert "Win rate [95% CI]" in printed and "│ random │" in printed
+    for name in ("tournament.json", "games.jsonl", "results.json", "results.md", "ratings.png"):
+        assert (out / name).stat().st_size > 0
+    assert kdenv("--agents", "random", "random", "--players", "2", "--games", "4", "--out", str(out)) == 0
+    assert "4 already in" in capsys.readouterr().out  # the same command again resumes: nothing left to play
+    assert len((out / "games.jsonl").read_text().splitlines()) == 4
+
+
+@pytest.mark.skipif("fg" not in PLAYERS, reason="needs the fg player")
+def test_the_study_preset_is_one_agent_against_three_fg(tmp_path, capsys):
+    out = tmp_path / "study"
+    assert kdenv("--protocol", "study", "--agent", "random", "--games", "4", "--out", str(out)) == 0
+    printed = capsys.readouterr().out
+    assert "study protocol: random vs 3 x fg (4 players, Middle Kingdom + Harmony), 4 games: win rate" in printed
+    settings = json.loads((out / "tournament.json").read_text())
+    assert settings["agents"] == ["random", "fg", "fg", "fg"] and settings["players"] == 4
+    assert settings["rules"] == {"kingdom_size": 5, "middle_kingdom": True, "harmony": True, "voluntary_discard": False}
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--agents", "random", "rnadom"], "unknown player 'rnadom'"),
+        (["--agents", "random", "random", "--players", "5"], "--players must be 2, 3 or 4"),
+        (["--agents", "random", "random", "--players", "3"], "3-player tables need at least 3 agents"),
+        (["--agents", "random", "random", "random", "--rules", "mighty_duel"], "Mighty Duel"),
+        (["--agents", "random", "random", "--games", "0"], "at least 1"),
+        (["--protocol", "study"], "needs --agent"),
+        (["--agent", "random"], "--agent is for --protocol study"),
+    ],
+)
+def test_bad_input_is_a_one_line_error(argv, message, tmp_path, capsys):
+    assert kdenv(*argv, "--out", str(tmp_path / "t")) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1 and err.startswith("kdenv tournament: error:")
+    assert not (tmp_path / "t" / "games.jsonl").exists()
+
+
+def test_an_unwritable_output_directory_is_a_one_line_error(tmp_path, capsys):
+    (tmp_path / "file").write_text("")
+    assert kdenv("--agents", "random", "random", "--out", str(tmp_path / "file" / "t")) == 2
+    err = capsys.readouterr().err
+    assert "cannot write the tournament to" in err and err.count("\n") == 1

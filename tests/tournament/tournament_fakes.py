@@ -1,0 +1,40 @@
+"""Players for the tournament tests: a clearly stronger one and one that crashes."""
+
+from __future__ import annotations
+
+from agents.base import Player
+from kdenv.view import PublicView
+
+
+class OnePlyGreedy(Player):
+    """Picks the highest-numbered free domino (more crowns), places it where its score gains most: far above random."""
+
+    def act(self, view: PublicView) -> int:
+        actions = view.legal_actions()
+        if view.phase == "pick":
+            return actions[-1]
+        game = view.determinize(self.rng)
+        gains = []
+        for action in actions:
+            after = game.clone()
+            after.step(action)
+            gains.append(after.score(self.seat))
+        best = max(gains)
+        return self.rng.choice([a for a, gain in zip(actions, gains, strict=True) if gain == best])
+
+
+class CrashPlayer(Player):
+    """Raises on its move in games whose seed is even (``reset`` gets the seed), plays randomly otherwise."""
+
+    def reset(self, seat: int, seed: int | None = None) -> None:
+        super().reset(seat, seed)
+        self.crash = seed is not None and (seed // 7919) % 2 == 0
+
+    def act(self, view: PublicView) -> int:
+        if self.crash and view.round > 2:
+            raise RuntimeError("boom")
+        actions = view.legal_actions()
+        return actions[self.rng.randrange(len(actions))]
+
+
+FAKES = {"greedy1": "tournament_fakes:OnePlyGreedy", "crash": "tournament_fakes:CrashPlayer"}

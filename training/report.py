@@ -1,0 +1,178 @@
+"""A tournament's results as a terminal table, results.md, results.json and ratings.png."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from pathlib import Path
+
+from training.stats import AgentResult, Results
+
+COLUMNS = ("Agent", "Games", "Win rate [95% CI]", "Score ± CI", "Margin ± CI", "Place", "Rating μ ± σ", "Ordinal")
+
+
+def agent_row(a: AgentResult) -> tuple[str, ...]:
+    """One agent's cells, in the order of COLUMNS (the same text in the terminal and in results.md)."""
+    return (
+        a.agent,
+        str(a.games),
+        f"{a.win_rate:.1%} [{a.win_low:.1%}, {a.win_high:.1%}]",
+        f"{a.score:.1f} ± {_ci(a.score_ci)}",
+        f"{a.margin:+.1f} ± {_ci(a.margin_ci)}",
+        f"{a.placing:.2f}",
+        f"{a.mu:.2f} ± {a.sigma:.2f}",
+        f"{a.ordinal:.2f}",
+    )
+
+
+def _ci(half_width: float) -> str:
+    return "n/a" if math.isnan(half_width) else f"{half_width:.1f}"
+
+
+def head_to_head_rows(results: Results) -> list[tuple[str, ...]]:
+    """Rows of the head-to-head table: the share of meetings the row agent placed ahead of the column agent."""
+    order = [a.agent for a in results.agents]
+    rows = []
+    for a in order:
+        cells = [f"{results.head_to_head[a][b]:.0%}" if b in results.head_to_head[a] else "-" for b in order]
+        rows.append((a, *cells))
+    return rows
+
+
+def print_results(results: Results, title: str = "Tournament results") -> None:
+    """Print the results table and the head-to-head table with rich."""
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    if not console.is_terminal:  # a log file or a pipe: do not cut the table to 80 columns
+        console = Console(width=200)
+    table = Table(title=f"{title} ({results.games} games, {results.deals} deals)", title_justify="left")
+    for i, name in enumerate(COLUMNS):
+        table.add_column(name, justify="left" if i == 0 else "right", no_wrap=True)
+    for a in results.agents:
+        table.add_row(*agent_row(a))
+    console.print(table)
+    if len(results.agents) > 1:
+        console.print("Head to head: share of the games at one table in which the row agent placed ahead (ties 1/2)")
+        h2h = Table()
+        h2h.add_column("")
+        for a in results.agents:
+            h2h.add_column(a.agent, justify="right")
+        for row in head_to_head_rows(results):
+            h2h.add_row(*row)
+        console.print(h2h)
+
+
+def to_markdown(results: Results, settings: dict, scheme: str) -> str:
+    """results.md: the settings, the results table, the head-to-head table and how to read them."""
+    rules = ", ".join(k for k, v in settings["rules"].items() if v is True) or "base game"
+    lines = [
+        "# Tournament results",
+        "",
+        f"Agents: {', '.join(f'`{a}`' for a in settings['agents'])}; {settings['players']} players; "
+        f"rules: {rules} (kingdom {settings['rules']['kingdom_size']}x{settings['rules']['kingdom_size']}); "
+        f"seed {settings['seed']}.",
+        f"Schedule: {scheme}. {results.games} games finished over {results.deals} deals.",
+        "",
+        "| " + " | ".join(COLUMNS) + " |",
+        "|" + "|".join([":---"] + ["---:"] * (len(COLUMNS) - 1)) + "|",
+    ]
+    lines += ["| " + " | ".join(agent_row(a)) + " |" for a in results.agents]
+    lines += [
+        "",
+        "Win rate: shared victories split between the winners. Score and margin (own score minus the best",
+        "opponent's) are means with 95% CIs; all intervals count a deal, not a game, as the independent unit.",
+        "Place: 1 = first. Rating: OpenSkill Plackett-Luce (one player per team, ranked by final placing);",
+        "ordinal = μ - 3σ.",
+    ]
+    if len(results.agents) > 1:
+        order = [a.agent for a in results.agents]
+        lines += [
+            "",
+            "## Head to head",
+            "",
+            "Share of the games at the same table in which the row agent placed ahead of the column agent",
+            "(ties count half).",
+            "",
+            "| | " + " | ".join(order) + " |",
+            "|:---|" + "---:|" * len(order),
+        ]
+        lines += ["| " + " | ".join(row) + " |" for row in head_to_head_rows(results)]
+    return "\n".join(lines) + "\n"
+
+
+def plot(results: Results, path: str | os.PathLike, subtitle: str = "") -> None:
+    """ratings.png: ratings with error bars (μ ± 2σ) beside the head-to-head matrix."""
+    import matplotlib
+    from matplotlib.figure import Figure  # no pyplot: leaves the caller's backend (e.g. a notebook's) alone
+
+    agents = results.agents
+    n = len(agents)
+    names = [a.agent for a in agents]
+    size = (6 + 1.2 * n, 3 + 0.55 * n)
+    fig = Figure(figsize=size, layout="constrained")
+    left, right = fig.subplots(1, 2)
+    y = list(range(n))[::-1]  # best at the top
+    left.errorbar(
+        [a.mu for a in agents], y, xerr=[2 * a.sigma for a in agents], fmt="o", color="tab:blue", capsize=4, lw=1.5
+    )
+    left.scatter(
+        [a.ordinal for a in agents], y, marker="|", s=120, color="tab:gray", label="ordinal (μ - 3σ)", zorder=3
+    )
+    left.set_yticks(y, names)
+    left.set_ylim(-0.7, n - 0.3)
+    left.set_xlabel("OpenSkill rating μ (bars: ± 2σ)")
+    left.grid(axis="x", alpha=0.3)
+    left.legend(loc="lower right", fontsize="small", frameon=False)
+    left.set_title("Ratings", loc="left")
+    for a, yy in zip(agents, y, strict=True):
+        label = f"win {a.win_rate:.0%} [{a.win_low:.0%}, {a.win_high:.0%}]"
+        left.annotate(label, (a.mu, yy), xytext=(0, 7), textcoords="offset points", ha="center", fontsize="x-small")
+
+    matrix = [[results.head_to_head[a].get(b, math.nan) for b in names] for a in names]
+    cmap = matplotlib.colormaps["RdBu"].with_extremes(bad="0.92")  # grey: an agent and itself, or never met
+    image = right.imshow(matrix, cmap=cmap, vmin=0, vmax=1)
+    right.set_xticks(range(n), names, rotation=30, ha="right")
+    right.set_yticks(range(n), names)
+    for i in range(n):
+        for j in range(n):
+            value = matrix[i][j]
+            if not math.isnan(value):
+                right.text(j, i, f"{value:.0%}", ha="center", va="center", fontsize="small",
+                           color="white" if abs(value - 0.5) > 0.3 else "black")  # fmt: skip
+    right.set_title("Head to head: row placed ahead of column", loc="left")
+    right.set_xlabel("opponent")
+    fig.colorbar(image, ax=right, fraction=0.046, pad=0.04, label="share of meetings")
+    fig.suptitle(f"Tournament: {results.games} games, {results.deals} deals" + (f" · {subtitle}" if subtitle else ""))
+    fig.savefig(path, dpi=120)
+
+
+def write_reports(out: str | os.PathLike, results: Results, settings: dict, scheme: str) -> list[Path]:
+    """Write results.json, results.md and ratings.png into ``out`` (each atomically); returns the paths."""
+    out = Path(out)
+    payload = {"settings": settings, "schedule": scheme, **results.to_dict()}
+    paths = [out / "results.json", out / "results.md", out / "ratings.png"]
+    _replace(paths[0], lambda tmp: tmp.write_text(json.dumps(_no_nan(payload), indent=1) + "\n"))
+    _replace(paths[1], lambda tmp: tmp.write_text(to_markdown(results, settings, scheme)))
+    rules = ", ".join(k for k, v in settings["rules"].items() if v is True) or "base game"
+    _replace(paths[2], lambda tmp: plot(results, tmp, f"{settings['players']} players, {rules}"))
+    return paths
+
+
+def _replace(path: Path, write) -> None:
+    tmp = path.with_name(f".{path.stem}.tmp{path.suffix}")
+    write(tmp)
+    os.replace(tmp, path)
+
+
+def _no_nan(value):
+    """JSON has no NaN: an undefined interval is written as null."""
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _no_nan(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_no_nan(v) for v in value]
+    return value

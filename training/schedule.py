@@ -1,0 +1,122 @@
+"""Who plays which deal in which seat: balanced tables, rotated seats and duplicate deals.
+
+The scheme, so that luck and seat order cancel out of the comparison:
+
+* **Tables.** With as many agents as seats there is one table. With more, every set of
+  ``players`` agents is a table (all combinations), so every agent meets every other
+  equally often. A spec listed twice is two agents (``X fg fg fg`` seats three ``fg``).
+* **Duplicate deals.** Deal ``d`` (deck order and king order, from seed
+  ``seed * 1_000_000 + d``) is played by every table, once per *seating* of that table.
+* **Seatings.** In seating ``k`` the table's i-th agent takes the seat whose king is drawn
+  ``SEATINGS[n][k][i]``-th at set-up (the seats ranked by their first king in the deal's king
+  order). The seatings form a Latin square: over one deal every agent holds every seat and
+  every king-draw position once. For 2 and 3 players they are all the permutations; for 4
+  players, four rows in which each pair of agents also draws first in two of the four.
+
+One *round* is one deal for every table and seating; a tournament plays whole rounds, so the
+number of games is rounded up to a multiple of the round. Game ids count rounds, then tables,
+then seatings, so a longer tournament with the same settings extends a shorter one.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from functools import cached_property
+
+from kdenv.errors import KingdominoError
+from kdenv.game import Game
+from kdenv.rules import Rules
+
+SEATINGS: dict[int, tuple[tuple[int, ...], ...]] = {
+    2: tuple(itertools.permutations(range(2))),
+    3: tuple(itertools.permutations(range(3))),
+    4: ((0, 1, 2, 3), (3, 2, 1, 0), (1, 0, 3, 2), (2, 3, 0, 1)),
+}
+
+
+class ScheduleError(KingdominoError):
+    """A tournament that cannot be scheduled (too few agents, an impossible table size)."""
+
+
+@dataclass(frozen=True)
+class ScheduledGame:
+    """One game of the schedule: a deal, a table and one seating of it."""
+
+    game_id: int
+    deal: int  # index of the deal (the round)
+    table: int  # index of the table (set of agents) in Schedule.tables
+    seating: int  # index into SEATINGS[players]
+    agents: tuple[str, ...]  # spec of the agent in each seat
+    deal_seed: int  # seeds the deck and king order (Game(players, rules, deal_seed))
+    play_seed: int  # seeds the players' own choices (agents.arena.play_game)
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """The balanced schedule of a tournament; ``games()`` lists its games in game-id order."""
+
+    agents: tuple[str, ...]
+    players: int
+    rules: Rules
+    seed: int
+    requested: int  # games asked for; ``total`` rounds it up to whole rounds
+
+    def __post_init__(self) -> None:
+        self.rules.setup(self.players)  # raises for an impossible table (5 players, Mighty Duel with 3)
+        if len(self.agents) < self.players:
+            raise ScheduleError(
+                f"{self.players}-player tables need at least {self.players} agents, got {len(self.agents)}; "
+                f"list a spec more than once to seat it more than once (e.g. --agents random fg fg fg)"
+            )
+        if self.requested < 1:
+            raise ScheduleError(f"the number of games must be at least 1, not {self.requested}")
+
+    @cached_property
+    def tables(self) -> tuple[tuple[int, ...], ...]:
+        """Each table as the indices of its agents in ``agents``."""
+        return tuple(itertools.combinations(range(len(self.agents)), self.players))
+
+    @property
+    def round_size(self) -> int:
+        """Games in one round: one deal for every table and seating."""
+        return len(self.tables) * len(SEATINGS[self.players])
+
+    @property
+    def deals(self) -> int:
+        return -(-self.requested // self.round_size)
+
+    @property
+    def total(self) -> int:
+        return self.deals * self.round_size
+
+    def deal_seed(self, d: int) -> int:
+        """The seed of deal ``d``: ``Game(players, rules, seed)`` deals the same deck and king order each time."""
+        return self.seed * 1_000_000 + d
+
+    def games(self, start: int = 0) -> list[ScheduledGame]:
+        """The scheduled games with ids from ``start`` up to ``total``."""
+        seatings = SEATINGS[self.players]
+        out = []
+        for d in range(start // self.round_size, self.deals):
+            deal_seed = self.deal_seed(d)
+            king_order = Game(self.players, self.rules, deal_seed).king_order
+            seats_by_draw = list(dict.fromkeys(king_order))  # seats ranked by their first king
+            for t, table in enumerate(self.tables):
+                for k, seating in enumerate(seatings):
+                    game_id = (d * len(self.tables) + t) * len(seatings) + k
+                    if game_id < start:
+                        continue
+                    agents: list[str] = [""] * self.players
+                    for member, rank in zip(table, seating, strict=True):
+                        agents[seats_by_draw[rank]] = self.agents[member]
+                    play_seed = self.seed * 1_000_000_007 + game_id
+                    out.append(ScheduledGame(game_id, d, t, k, tuple(agents), deal_seed, play_seed))
+        return out
+
+    def describe(self) -> str:
+        """One line: tables, seatings, deals and games."""
+        return (
+            f"{len(self.tables)} table(s) x {len(SEATINGS[self.players])} seatings x {self.deals} deal(s) "
+            f"= {self.total} games of {self.players} players"
+        )

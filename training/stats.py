@@ -1,0 +1,159 @@
+"""What a set of finished games says about each agent: win rate, score, margin and placing with 95% CIs.
+
+Games dealt from the same deck are not independent, so every interval treats the *deal* as the
+unit (cluster-robust standard errors): the score and margin intervals are t intervals (deals - 1
+degrees of freedom) on that standard error, and the win-rate interval is a Wilson interval whose sample size is
+shrunk by the design effect of the clustering (never grown beyond the number of games).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass
+
+from training.ratings import rate_games
+
+Z95 = 1.959963984540054  # two-sided 95% normal quantile
+# two-sided 95% quantiles of Student's t, 1 to 30 degrees of freedom
+# fmt: off
+_T95 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
+        2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042)
+# fmt: on
+
+
+def t95(df: int) -> float:
+    """Two-sided 95% quantile of Student's t with ``df`` degrees of freedom (table to 30, then a series)."""
+    if df <= len(_T95):
+        return _T95[df - 1]
+    z = Z95
+    return z + (z**3 + z) / (4 * df) + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * df * df)
+
+
+def wilson(successes: float, n: float, z: float = Z95) -> tuple[float, float]:
+    """Wilson score interval of a proportion (``successes`` may be fractional: shared wins)."""
+    if n <= 0:
+        return 0.0, 1.0
+    p = successes / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def clustered_mean(values: Sequence[float], clusters: Sequence[int]) -> tuple[float, float]:
+    """Mean of ``values`` and its cluster-robust standard error (nan with fewer than 2 clusters)."""
+    n = len(values)
+    mean = sum(values) / n
+    residuals: dict[int, float] = defaultdict(float)
+    for value, cluster in zip(values, clusters, strict=True):
+        residuals[cluster] += value - mean
+    c = len(residuals)
+    if c < 2:
+        return mean, math.nan
+    return mean, math.sqrt(c / (c - 1) * sum(r * r for r in residuals.values())) / n
+
+
+@dataclass
+class AgentResult:
+    """One agent's line in the results (an agent seated twice at a table counts both seats)."""
+
+    agent: str
+    games: int
+    wins: float  # shared victories split between the winners
+    win_rate: float
+    win_low: float  # 95% CI of the win rate
+    win_high: float
+    score: float  # mean final score, variant bonuses included
+    score_ci: float  # half-width of its 95% CI
+    margin: float  # mean of (own score - best opponent's score)
+    margin_ci: float
+    placing: float  # mean place, 1 = first (ties share the mean place)
+    mu: float  # OpenSkill Plackett-Luce rating
+    sigma: float
+    ordinal: float  # mu - 3 sigma, the rating the table is sorted by
+
+
+@dataclass
+class Results:
+    """Per-agent results (best first) and the head-to-head table of a set of games."""
+
+    agents: list[AgentResult]
+    games: int
+    deals: int
+    head_to_head: dict[str, dict[str, float]]  # [a][b]: share of meetings in which a placed ahead of b
+    meetings: dict[str, dict[str, int]]  # [a][b]: games in which a and b sat at the same table
+
+    def to_dict(self) -> dict:
+        return {
+            "games": self.games,
+            "deals": self.deals,
+            "agents": [asdict(a) for a in self.agents],
+            "head_to_head": self.head_to_head,
+            "meetings": self.meetings,
+        }
+
+    def agent(self, spec: str) -> AgentResult:
+        return next(a for a in self.agents if a.agent == spec)
+
+
+def summarize(records: Iterable[dict]) -> Results:
+    """Results of finished tournament records (each with ``agents``, ``final`` and ``tournament``)."""
+    records = sorted(records, key=lambda r: r["tournament"]["game_id"])
+    seen: dict[str, dict[str, list]] = {}
+    ahead: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
+    meets: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    for record in records:
+        agents, scores, winners = record["agents"], record["final"]["scores"], record["final"]["winners"]
+        placings, deal = record["tournament"]["placings"], record["tournament"]["deal"]
+        for seat, spec in enumerate(agents):
+            row = seen.setdefault(spec, {k: [] for k in ("deal", "win", "score", "margin", "placing")})
+            best_other = max(s for other, s in enumerate(scores) if other != seat)
+            row["deal"].append(deal)
+            row["win"].append(1 / len(winners) if seat in winners else 0.0)
+            row["score"].append(scores[seat])
+            row["margin"].append(scores[seat] - best_other)
+            row["placing"].append(placings[seat] + 1)
+            for other, other_spec in enumerate(agents):
+                if other_spec != spec:
+                    meets[spec][other_spec] += 1
+                    diff = placings[other] - placings[seat]
+                    ahead[spec][other_spec] += 1.0 if diff > 0 else 0.5 if diff == 0 else 0.0
+    ratings = rate_games((r["agents"], r["tournament"]["placings"]) for r in records)
+    lines = [_agent_result(spec, row, ratings[spec]) for spec, row in seen.items()]
+    lines.sort(key=lambda a: (-a.ordinal, a.agent))
+    order = [a.agent for a in lines]
+    return Results(
+        agents=lines,
+        games=len(records),
+        deals=len({r["tournament"]["deal"] for r in records}),
+        head_to_head={a: {b: ahead[a][b] / meets[a][b] for b in order if meets[a][b]} for a in order},
+        meetings={a: {b: meets[a][b] for b in order if meets[a][b]} for a in order},
+    )
+
+
+def _agent_result(spec: str, row: dict[str, list], rating) -> AgentResult:
+    n, deals = len(row["win"]), row["deal"]
+    win_rate, win_se = clustered_mean(row["win"], deals)
+    iid_var = win_rate * (1 - win_rate) / n
+    design_effect = max(1.0, win_se**2 / iid_var) if iid_var > 0 and not math.isnan(win_se) else 1.0
+    low, high = wilson(win_rate * n / design_effect, n / design_effect)
+    score, score_se = clustered_mean(row["score"], deals)
+    margin, margin_se = clustered_mean(row["margin"], deals)
+    t = t95(max(1, len(set(deals)) - 1))
+    return AgentResult(
+        agent=spec,
+        games=n,
+        wins=sum(row["win"]),
+        win_rate=win_rate,
+        win_low=low,
+        win_high=high,
+        score=score,
+        score_ci=t * score_se,
+        margin=margin,
+        margin_ci=t * margin_se,
+        placing=sum(row["placing"]) / n,
+        mu=rating.mu,
+        sigma=rating.sigma,
+        ordinal=rating.ordinal,
+    )

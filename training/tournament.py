@@ -1,0 +1,412 @@
+"""Head-to-head tournaments between players named by spec strings, played in parallel and resumable.
+
+Example::
+
+    from training.tournament import Tournament, run_tournament
+
+    t = Tournament(["random", "gprd", "fg"], players=3, games=120, out="runs/demo")
+    results = t.run(workers=2)       # plays what is not in runs/demo/games.jsonl yet
+    t.write_reports(results)         # results.json, results.md, ratings.png
+    results.agent("fg").win_rate     # or all at once: run_tournament([...], players=3, games=120, out=...)
+
+Who sits where and on which deal is :mod:`training.schedule`; the statistics are
+:mod:`training.stats` and :mod:`training.ratings`; the output is :mod:`training.report`.
+
+With an output directory ``DIR`` a tournament keeps ``DIR/tournament.json`` (its settings),
+``DIR/games.jsonl`` (one ``kingdomino-replay/1`` record per finished game, written by the parent
+process as each game finishes, with a ``tournament`` key: game id, deal, table, seating and
+placings) and ``DIR/errors.jsonl`` (games whose player raised, with the seeds to reproduce
+them). Running the same tournament again resumes: finished games are never played twice.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import multiprocessing
+import os
+import signal
+import threading
+import traceback
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from contextlib import closing
+from dataclasses import dataclass
+from pathlib import Path
+
+from agents.arena import play_game
+from agents.base import Player
+from agents.registry import PLAYERS, make_player
+from kdenv.errors import KingdominoError
+from kdenv.game import Game
+from kdenv.replay import append_record, to_record
+from kdenv.rules import Rules
+from training.schedule import Schedule, ScheduledGame
+from training.stats import Results, summarize
+
+FORMAT = "kdenv-tournament/1"
+
+
+class TournamentError(KingdominoError):
+    """A tournament that cannot start or go on: bad output directory, other settings there, a dead worker."""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What playing one scheduled game gave: its record, or the error a player raised."""
+
+    game: ScheduledGame
+    record: dict | None = None
+    error: str | None = None
+    trace: str | None = None
+
+
+class Seats:
+    """The players of one process, made once per (spec, copy) and reused from game to game."""
+
+    def __init__(self) -> None:
+        self.players: dict[tuple[str, int], Player] = {}
+
+    def table(self, agents: Sequence[str]) -> list[Player]:
+        keys = [(spec, agents[:seat].count(spec)) for seat, spec in enumerate(agents)]
+        for key in keys:
+            if key not in self.players:
+                self.players[key] = make_player(key[0])
+        return [self.players[key] for key in keys]
+
+    def drop(self, agents: Sequence[str]) -> None:
+        """Forget the players of a table whose game failed (they may be left in a bad state)."""
+        for key in [k for k in self.players if k[0] in agents]:
+            self.players.pop(key).close()
+
+    def close(self) -> None:
+        for player in self.players.values():
+            player.close()
+        self.players.clear()
+
+
+def play_scheduled(game: ScheduledGame, rules: Rules, seats: Seats) -> Outcome:
+    """Play one scheduled game; a player that raises gives an Outcome with the error, not an exception."""
+    try:
+        played = play_game(seats.table(game.agents), Game(len(game.agents), rules, game.deal_seed), game.play_seed)
+    except Exception as err:  # a player's bug must not end the tournament: it is reported with the seeds
+        seats.drop(game.agents)
+        return Outcome(game, error=f"{type(err).__name__}: {err}", trace=traceback.format_exc())
+    record = to_record(played, agents=list(game.agents))
+    record["tournament"] = {
+        "game_id": game.game_id,
+        "deal": game.deal,
+        "table": game.table,
+        "seating": game.seating,
+        "play_seed": game.play_seed,
+        "placings": played.placings(),
+    }
+    return Outcome(game, record=record)
+
+
+_worker_seats: Seats | None = None  # the players of a worker process
+
+
+def _init_worker(players: dict[str, str]) -> None:
+    """Worker set-up: the parent's player registry (players registered at run time too); Ctrl-C is the parent's.
+
+    A watchdog thread ends the worker as soon as the parent process is gone (killed), so no orphan lingers.
+    """
+    global _worker_seats
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    PLAYERS.update(players)
+    _worker_seats = Seats()
+    parent = multiprocessing.parent_process()
+    if parent is not None:
+        threading.Thread(target=lambda: (parent.join(), os._exit(1)), daemon=True).start()
+
+
+def _play_in_worker(game: ScheduledGame, rules: Rules) -> Outcome:
+    assert _worker_seats is not None
+    return play_scheduled(game, rules, _worker_seats)
+
+
+def check_agents(agents: Iterable[str]) -> None:
+    """Make each distinct spec once, so a typo or a missing checkpoint fails before any game is played."""
+    for spec in dict.fromkeys(agents):
+        make_player(spec).close()
+
+
+class Tournament:
+    """A balanced, duplicate-dealt tournament; with ``out`` it is recorded there and resumable."""
+
+    def __init__(
+        self,
+        agents: Sequence[str],
+        players: int = 4,
+        games: int = 100,
+        rules: Rules | None = None,
+        seed: int = 0,
+        out: str | os.PathLike | None = None,
+    ) -> None:
+        self.schedule = Schedule(tuple(agents), players, rules or Rules(), seed, games)
+        check_agents(agents)
+        self.records: dict[int, dict] = {}  # game id -> the finished game's record, less its moves (see _summary)
+        self.failures: list[Outcome] = []  # games of this run whose player raised
+        self.notes: list[str] = []  # things worth telling the user (a truncated last line dropped)
+        self.out = Path(out) if out is not None else None
+        if self.out is not None:
+            self._open()
+
+    @property
+    def settings(self) -> dict:
+        s = self.schedule
+        return {
+            "format": FORMAT,
+            "agents": list(s.agents),
+            "players": s.players,
+            "rules": s.rules.to_dict(),
+            "seed": s.seed,
+            "games": s.requested,
+        }
+
+    @property
+    def pending(self) -> list[ScheduledGame]:
+        """Scheduled games not finished yet, in game-id order."""
+        return [g for g in self.schedule.games() if g.game_id not in self.records]
+
+    # ----- the output directory ------------------------------------------------------------------
+    def _open(self) -> None:
+        """Create the directory or resume from it; refuse one that holds another tournament."""
+        out = self.out
+        assert out is not None
+        path = out / "tournament.json"
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+            old = json.loads(path.read_text()) if path.exists() else None
+            if old is not None:
+                self._check_same(old)
+            _write_atomic(path, json.dumps(self.settings, indent=1) + "\n")
+        except OSError as err:
+            raise TournamentError(f"cannot write the tournament to {out}: {err.strerror or err}") from None
+        except json.JSONDecodeError:
+            raise TournamentError(f"{path} is not valid JSON; delete it or use another --out") from None
+        scheduled = {g.game_id: g for g in self.schedule.games()}
+        for record in _read_games(out / "games.jsonl", self.notes):
+            game = scheduled.get(record.get("tournament", {}).get("game_id"))
+            if game is None:  # beyond a shorter --games than before: kept in the file, left out of the results
+                continue
+            finished = "final" in record and "placings" in record["tournament"]
+            if not finished or record.get("agents") != list(game.agents) or record.get("seed") != game.deal_seed:
+                raise TournamentError(
+                    f"{out / 'games.jsonl'} holds a game {game.game_id} that is not this tournament's; "
+                    "use another --out, or delete it to start again"
+                )
+            self.records.setdefault(game.game_id, _summary(record))
+
+    def _check_same(self, old: dict) -> None:
+        new = self.settings
+        for key in ("format", "agents", "players", "rules", "seed"):
+            if old.get(key) != new[key]:
+                raise TournamentError(
+                    f"{self.out} holds a tournament with other settings ({key}: {old.get(key)} there, "
+                    f"{new[key]} now); use another --out, or delete it to start again"
+                )
+
+    # ----- playing -----------------------------------------------------------------------------
+    def run(
+        self,
+        workers: int | None = None,
+        progress: bool = True,
+        on_outcome: Callable[[Outcome], None] | None = None,
+    ) -> Results:
+        """Play the pending games (``workers`` processes; 1 = in this process) and return the results.
+
+        Each finished game is appended to ``games.jsonl`` at once; a game whose player raises is
+        reported, written to ``errors.jsonl`` and skipped. Ctrl-C stops at once, keeping what is done.
+        """
+        pending = self.pending
+        workers = max(1, min(workers or os.cpu_count() or 1, len(pending) or 1))
+        outcomes = self._play_here(pending) if workers == 1 else self._play_in_pool(pending, workers)
+        with closing(outcomes), _progress_bar(self.schedule.total, len(self.records), progress) as advance:
+            for outcome in outcomes:
+                self._accept(outcome, advance)
+                if on_outcome is not None:
+                    on_outcome(outcome)
+        return self.results()
+
+    def results(self) -> Results:
+        """Results of the finished games (raises if there are none)."""
+        if not self.records:
+            raise TournamentError("no finished games to report on")
+        return summarize(self.records.values())
+
+    def _accept(self, outcome: Outcome, advance: Callable[[str | None], None]) -> None:
+        game = outcome.game
+        if outcome.record is not None:
+            self.records[game.game_id] = _summary(outcome.record)
+            if self.out is not None:
+                append_record(self.out / "games.jsonl", outcome.record)
+            advance(None)
+            return
+        self.failures.append(outcome)
+        where = ""
+        if self.out is not None:
+            error = {
+                "game_id": game.game_id,
+                "agents": list(game.agents),
+                "deal_seed": game.deal_seed,
+                "play_seed": game.play_seed,
+                "error": outcome.error,
+                "traceback": outcome.trace,
+            }
+            with open(self.out / "errors.jsonl", "a") as stream:
+                stream.write(json.dumps(error) + "\n")
+            where = f" (traceback in {self.out / 'errors.jsonl'})"
+        advance(
+            f"game {game.game_id} failed: {outcome.error} - agents {list(game.agents)}, "
+            f"deal seed {game.deal_seed}, play seed {game.play_seed}{where}"
+        )
+
+    def _play_here(self, pending: list[ScheduledGame]) -> Iterator[Outcome]:
+        seats = Seats()
+        try:
+            for game in pending:
+                yield play_scheduled(game, self.schedule.rules, seats)
+        finally:
+            seats.close()
+
+    def _play_in_pool(self, pending: list[ScheduledGame], workers: int) -> Iterator[Outcome]:
+        """Outcomes as the worker processes finish them (forkserver: no state inherited from this process)."""
+        method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
+        pool = ProcessPoolExecutor(
+            workers,
+            multiprocessing.get_context(method),
+            initializer=_init_worker,
+            initargs=(dict(PLAYERS),),
+        )
+        games = iter(pending)
+        waiting: set = set()
+
+        def submit(count: int) -> None:
+            for game in itertools.islice(games, count):
+                waiting.add(pool.submit(_play_in_worker, game, self.schedule.rules))
+
+        try:
+            submit(2 * workers)  # a few games queued per worker, not the whole schedule
+            while waiting:
+                done, _ = wait(waiting, return_when=FIRST_COMPLETED)
+                waiting.difference_update(done)
+                submit(len(done))
+                for future in done:
+                    yield future.result()
+        except BrokenProcessPool:
+            raise TournamentError(
+                "a worker process died (out of memory?); the finished games are saved: run again to resume"
+            ) from None
+        finally:
+            # Stop games in flight at once (an interrupt should not wait for a slow search player).
+            for process in list(getattr(pool, "_processes", {}).values()):
+                process.terminate()
+            pool.shutdown(wait=True)
+
+    def write_reports(self, results: Results) -> list[Path]:
+        """Write results.json, results.md and ratings.png to the output directory; returns their paths."""
+        from training.report import write_reports
+
+        if self.out is None:
+            raise TournamentError("this tournament has no output directory to write reports to")
+        return write_reports(self.out, results, self.settings, self.schedule.describe())
+
+
+def run_tournament(
+    agents: Sequence[str],
+    players: int = 4,
+    games: int = 100,
+    rules: Rules | None = None,
+    seed: int = 0,
+    out: str | os.PathLike | None = None,
+    workers: int | None = None,
+    progress: bool = False,
+) -> Results:
+    """Play (or resume) a tournament and return its results; with ``out``, also write the reports there."""
+    tournament = Tournament(agents, players, games, rules, seed, out)
+    results = tournament.run(workers, progress)
+    if out is not None:
+        tournament.write_reports(results)
+    return results
+
+
+def _summary(record: dict) -> dict:
+    """What the results need of a record (the moves stay in games.jsonl, not in memory)."""
+    return {key: record[key] for key in ("seed", "agents", "final", "tournament")}
+
+
+def _read_games(path: Path, notes: list[str]) -> Iterator[dict]:
+    """Records of a games.jsonl, dropping a last line cut short by a kill (the file is truncated to match)."""
+    if not path.exists():
+        return
+    data = path.read_bytes()
+    lines = data.split(b"\n")
+    for number, line in enumerate(lines[:-1], start=1):
+        if not line.strip():
+            continue
+        try:
+            yield json.loads(line)
+        except json.JSONDecodeError:
+            raise TournamentError(
+                f"{path}:{number} is not a valid record; remove that line to resume the tournament"
+            ) from None
+    tail = lines[-1]
+    if tail.strip():  # a write cut short: the file does not end with a newline
+        with open(path, "r+b") as stream:
+            stream.truncate(len(data) - len(tail))
+        notes.append(f"dropped a truncated last line of {path} (that game will be played again)")
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)
+
+
+class _progress_bar:
+    """A rich progress bar (games done, rate, ETA); ``advance(message)`` counts a game, printing a failure's message."""
+
+    def __init__(self, total: int, done: int, enabled: bool) -> None:
+        self.total, self.done, self.enabled = total, done, enabled
+
+    def __enter__(self) -> Callable[[str | None], None]:
+        from rich.console import Console
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
+        from rich.text import Text
+
+        self.progress = Progress(
+            TextColumn("[bold]tournament"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("games"),
+            TextColumn("{task.fields[rate]}"),
+            TimeElapsedColumn(),
+            TextColumn("ETA"),
+            TimeRemainingColumn(),
+            console=Console(stderr=True),
+            disable=not self.enabled,
+        )
+        self.progress.start()
+        task = self.progress.add_task("games", total=self.total, completed=self.done, rate="")
+
+        def advance(message: str | None) -> None:
+            if message is not None:
+                self.progress.console.print(Text(f"error: {message}", style="red"))
+            self.progress.advance(task)
+            speed = self.progress.tasks[0].speed
+            self.progress.update(task, rate=f"{speed:.1f}/s" if speed else "")
+
+        return advance
+
+    def __exit__(self, *exc) -> None:
+        self.progress.stop()

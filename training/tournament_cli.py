@@ -1,0 +1,128 @@
+"""``kdenv tournament``: play a head-to-head tournament, print the ratings table, write the reports.
+
+Examples::
+
+    kdenv tournament --quick                                   # the built-in players, about a minute
+    kdenv tournament --agents random gprd fg "mce:seconds=0.2" --players 4 --games 200 --out runs/t1
+    kdenv tournament --protocol study --agent ppo:default --games 400   # one agent vs three fg, MK + Harmony
+
+Re-running a command with the same ``--out`` resumes it; a larger ``--games`` extends it.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from agents.registry import PLAYERS, make_player
+from kdenv.errors import KingdominoError
+from kdenv.rules import STUDY_RULES, Rules
+
+DEFAULT_AGENTS = ("random", "gprd", "fg", "ppo:default")  # those that exist here are used without --agents
+QUICK_GAMES = 240  # --quick: games of the built-in players (seconds to a minute on 2 cores)
+STUDY_OPPONENT = "fg"  # the study's baseline: one agent against three Full Greedy players
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--agents",
+        nargs="+",
+        metavar="SPEC",
+        help=f"player specs; list one twice to seat it twice (default: those of {' '.join(DEFAULT_AGENTS)} that exist)",
+    )
+    parser.add_argument(
+        "--players", type=int, metavar="N", help="players per table: 2, 3 or 4 (default: min(4, agents))"
+    )
+    parser.add_argument(
+        "--games", type=int, metavar="N", help="games to play, rounded up to whole rounds (default 100)"
+    )
+    parser.add_argument(
+        "--rules", default="", metavar="NAMES", help="rule names, e.g. middle_kingdom,harmony or mighty_duel"
+    )
+    parser.add_argument("--seed", type=int, default=0, metavar="S", help="seeds the deals and the players (default 0)")
+    parser.add_argument(
+        "--out", metavar="DIR", help="directory for games.jsonl and the reports (default runs/tournament)"
+    )
+    parser.add_argument(
+        "--workers", type=int, metavar="N", help="worker processes (default: all cores; 1 = no processes)"
+    )
+    parser.add_argument(
+        "--quick", action="store_true", help=f"a short tournament of the built-in players ({QUICK_GAMES} games)"
+    )
+    parser.add_argument("--protocol", choices=["study"], help="study: --agent vs three fg, 4 players, MK + Harmony")
+    parser.add_argument("--agent", metavar="SPEC", help="the agent measured by --protocol study")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def run(args: argparse.Namespace) -> int:
+    from training.report import print_results
+    from training.tournament import Tournament
+
+    agents, players, games, rules, out = _settings(args)
+    if args.workers is not None and args.workers < 1:
+        raise KingdominoError(f"--workers must be at least 1, not {args.workers}")
+    tournament = Tournament(agents, players, games, rules, args.seed, out)
+    for note in tournament.notes:
+        print(note)
+    done = len(tournament.records)
+    print(tournament.schedule.describe() + (f"; {done} already in {out}/games.jsonl" if done else ""))
+    try:
+        results = tournament.run(args.workers, progress=not args.no_progress)
+    except KeyboardInterrupt:
+        print(f"{len(tournament.records)} games saved in {out}/games.jsonl; run the same command again to resume")
+        raise
+    print_results(results)
+    if args.protocol == "study":
+        print(_study_line(results, args.agent))
+    if tournament.failures:
+        print(f"{len(tournament.failures)} game(s) failed (see {out}/errors.jsonl); re-run to retry them")
+    paths = tournament.write_reports(results)
+    print("wrote " + ", ".join(str(p) for p in [out + "/games.jsonl", *paths]))
+    return 1 if tournament.failures else 0
+
+
+def _settings(args: argparse.Namespace) -> tuple[list[str], int, int, Rules, str]:
+    """(agents, players, games, rules, out) from the options, presets filled in; one-line errors on misuse."""
+    if args.protocol == "study":
+        if not args.agent:
+            raise KingdominoError("--protocol study needs --agent SPEC (the agent to measure against three fg)")
+        if args.agents or args.players not in (None, 4) or args.rules or args.quick:
+            raise KingdominoError("--protocol study fixes the table (--agent vs 3 fg, 4 players, MK + Harmony)")
+        name = args.agent.replace(":", "_").replace("/", "_").replace("=", "-")
+        return [args.agent] + [STUDY_OPPONENT] * 3, 4, _games(args, 100), STUDY_RULES, args.out or f"runs/study-{name}"
+    if args.agent:
+        raise KingdominoError("--agent is for --protocol study; use --agents SPEC SPEC ... for a tournament")
+    agents = args.agents or _default_agents()
+    players = args.players or max(2, min(4, len(agents)))
+    if args.players is not None and args.players not in (2, 3, 4):
+        raise KingdominoError(f"--players must be 2, 3 or 4, not {args.players}")
+    games = _games(args, QUICK_GAMES if args.quick else 100)
+    out = args.out or ("runs/tournament-quick" if args.quick else "runs/tournament")
+    return agents, players, games, Rules.from_names(args.rules), out
+
+
+def _games(args: argparse.Namespace, default: int) -> int:
+    return default if args.games is None else args.games
+
+
+def _default_agents() -> list[str]:
+    """The built-in players that exist in this install (a ppo:default checkpoint may not)."""
+    agents = []
+    for spec in DEFAULT_AGENTS:
+        if spec.partition(":")[0] not in PLAYERS:
+            continue
+        try:
+            make_player(spec).close()
+        except KingdominoError:  # e.g. no trained checkpoint yet
+            continue
+        agents.append(spec)
+    return agents
+
+
+def _study_line(results, agent: str) -> str:
+    """The study's two figures for the measured agent: win rate and margin over the best fg."""
+    a = results.agent(agent)
+    return (
+        f"study protocol: {agent} vs 3 x {STUDY_OPPONENT} (4 players, Middle Kingdom + Harmony), {a.games} games: "
+        f"win rate {a.win_rate:.1%} [95% CI {a.win_low:.1%}, {a.win_high:.1%}] (chance: 25%), "
+        f"mean margin vs best opponent {a.margin:+.1f} ± {a.margin_ci:.1f}, mean score {a.score:.1f}"
+    )
