@@ -1,0 +1,42 @@
+"""The README's two commands: CI runs the second; the first is run here in a fresh venv."""
+
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def readme_command(marker: str) -> str:
+    """The first line of the code block under ``<!-- marker -->`` in the README."""
+    match = re.search(rf"<!-- {marker} -->\s*```bash\n(.+)\n", (ROOT / "README.md").read_text())
+    assert match, f"README.md has no command under <!-- {marker} -->"
+    return match.group(1)
+
+
+def test_ci_runs_the_readme_test_command():
+    extracted = subprocess.run(
+        ["bash", "-c", "grep -o \"awk '.*' README.md\" .ci/run | bash"], cwd=ROOT, capture_output=True, text=True
+    ).stdout.strip()
+    assert extracted == readme_command("test-command")
+    assert extracted.endswith("pytest") and "pip install torch==2.13.0" in extracted
+
+
+@pytest.mark.slow
+def test_the_first_command_sets_up_and_plays_the_quick_tournament_in_a_fresh_venv(tmp_path):
+    checkout = tmp_path / "kdenv"
+    ignore = shutil.ignore_patterns(".git", ".venv", "runs", "__pycache__", "*.egg-info", ".pytest_cache")
+    shutil.copytree(ROOT, checkout, ignore=ignore)
+    env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH")}
+    done = subprocess.run(
+        ["bash", "-c", readme_command("main-command")], cwd=checkout, env=env, capture_output=True, text=True,
+        timeout=900,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert "Win rate" in done.stdout and "Rating" in done.stdout
+    out = checkout / "runs" / "tournament-quick"
+    assert (out / "ratings.png").stat().st_size > 10_000 and (out / "results.md").exists()
