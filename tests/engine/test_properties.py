@@ -46,6 +46,17 @@ def random_api_game(players: int, rules: Rules, seed: int, check_moves: bool = F
     return game
 
 
+def game_after(players: int, rules: Rules, seed: int, decisions: int) -> Game:
+    """A game after (at most) ``decisions`` random decisions."""
+    game = Game(players, rules, seed)
+    rng = random.Random(seed)
+    for _ in range(decisions):
+        if game.is_over:
+            break
+        game.step(rng.choice(game.legal_actions()))
+    return game
+
+
 @settings(max_examples=25, deadline=None)
 @given(set_ups, seeds)
 def test_legal_placements_are_exactly_the_naive_ones(set_up, seed):
@@ -72,12 +83,7 @@ def test_random_games_obey_the_rules_and_score_as_recomputed(set_up, seed, api):
 @given(set_ups, seeds, st.integers(0, 120))
 def test_a_record_replays_to_the_same_state(set_up, seed, stop):
     players, rules = set_up
-    game = Game(players, rules, seed)
-    rng = random.Random(seed)
-    for _ in range(stop):
-        if game.is_over:
-            break
-        game.step(rng.choice(game.legal_actions()))
+    game = game_after(players, rules, seed, stop)
     record = json.loads(json.dumps(to_record(game, ["random"] * players)))
     again = replay_record(record)
     assert to_record(again, ["random"] * players) == record
@@ -97,12 +103,7 @@ def test_the_same_seed_gives_the_same_record(set_up, seed):
 @given(set_ups, seeds, st.integers(0, 90), seeds)
 def test_determinize_never_changes_public_information(set_up, seed, stop, shuffle_seed):
     players, rules = set_up
-    game = Game(players, rules, seed)
-    rng = random.Random(seed)
-    for _ in range(stop):
-        if game.is_over:
-            break
-        game.step(rng.choice(game.legal_actions()))
+    game = game_after(players, rules, seed, stop)
     copy = game.determinize(random.Random(shuffle_seed))
     public = ("line", "claims", "queue", "held", "king", "phase", "round", "moves", "king_order", "drawn")
     assert all(getattr(copy, name) == getattr(game, name) for name in public)
