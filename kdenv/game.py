@@ -217,17 +217,20 @@ class Game:
 
     def _random_placement(self, kingdom: Kingdom, number: int, rng: random.Random) -> int:
         """A uniformly random legal placement (or the discard) of ``number`` in ``kingdom``."""
-        masks = kingdom.placement_masks(number)
-        counts = [m.bit_count() for m in masks]
-        total = counts[0] + counts[1] + counts[2] + counts[3]
+        east, south, west, north = kingdom.placement_masks(number)
+        n_east, n_south, n_west = east.bit_count(), south.bit_count(), west.bit_count()
+        total = n_east + n_south + n_west + north.bit_count()
         pick = int(rng.random() * (total + 1 if self.rules.voluntary_discard or not total else total))
         if pick == total:
             return self._discard
-        d = 0
-        while pick >= counts[d]:
-            pick -= counts[d]
-            d += 1
-        mask = masks[d]
+        if pick < n_east:
+            mask, d = east, 0
+        elif pick < n_east + n_south:
+            mask, d, pick = south, 1, pick - n_east
+        elif pick < n_east + n_south + n_west:
+            mask, d, pick = west, 2, pick - n_east - n_south
+        else:
+            mask, d, pick = north, 3, pick - n_east - n_south - n_west
         for _ in range(pick):
             mask &= mask - 1
         return 4 * (mask & -mask).bit_length() - 4 + d
