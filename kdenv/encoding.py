@@ -192,7 +192,7 @@ class ObservationEncoder:
         self._weights, self._bias = weights, bias
         self._unpack = _unpacker(kingdom_size)
         self._no_placement = np.zeros((PLACEMENT_PLANES, f.width, f.width), np.float32)
-        # per seat: (occupied, discards, terrain, crowns, rules, planes, score) of the last kingdom seen
+        # per seat: (kingdom, occupied, discards, rules, planes, score) of the last kingdom seen
         self._kingdoms: list[tuple | None] = [None] * num_players
         self._round: tuple[tuple, array] | None = None  # (key, features) of _round_features
         # Feature indices of each domino's non-zero numbers in each place it can appear.
@@ -215,19 +215,15 @@ class ObservationEncoder:
         """(planes (10, F, F), score) of a seat's kingdom, rebuilt only when its content changed."""
         k = state.kingdoms[seat]
         cached = self._kingdoms[seat]
-        if cached is not None:
-            occupied, discards, terrain, crowns, rules, planes, score = cached
-            if (
-                occupied == k.occupied and discards == k.discards and terrain == k.terrain and crowns == k.crowns
-                and rules is state.rules
-            ):  # fmt: skip
-                return planes, score
+        # Squares are only ever added, so the same kingdom object with the same squares and discards is unchanged.
+        if cached is not None and cached[0] is k and cached[1:4] == (k.occupied, k.discards, state.rules):
+            return cached[4], cached[5]
         bits = self._unpack((*k.terrain, k.crowns[1], k.crowns[2], k.crowns[3], k.occupied, k.window))
         planes = (self._weights @ bits.astype(np.float32) + self._bias).reshape(
             PLANES_PER_KINGDOM, self.width, self.width
         )
         score = state.score(seat)
-        self._kingdoms[seat] = (k.occupied, k.discards, k.terrain[:], k.crowns[:], state.rules, planes, score)
+        self._kingdoms[seat] = (k, k.occupied, k.discards, state.rules, planes, score)
         return planes, score
 
     def score(self, state, seat: int) -> int:
