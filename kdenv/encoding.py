@@ -216,7 +216,10 @@ class ObservationEncoder:
         k = state.kingdoms[seat]
         cached = self._kingdoms[seat]
         # Squares are only ever added, so the same kingdom object with the same squares and discards is unchanged.
-        if cached is not None and cached[0] is k and cached[1:4] == (k.occupied, k.discards, state.rules):
+        if (
+            cached is not None and cached[0] is k and cached[1] == k.occupied and cached[2] == k.discards
+            and cached[3] is state.rules
+        ):  # fmt: skip
             return cached[4], cached[5]
         bits = self._unpack((*k.terrain, k.crowns[1], k.crowns[2], k.crowns[3], k.occupied, k.window))
         planes = (self._weights @ bits.astype(np.float32) + self._bias).reshape(
