@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import re
 from collections.abc import Callable
 
 from agents.base import Player
@@ -12,6 +13,11 @@ from kdenv.errors import KingdominoError
 # and a player whose spec is "name:PATH" gets it as the keyword ``path``.
 PLAYERS: dict[str, str] = {
     "random": "agents.random_player:RandomPlayer",
+    "gprd": "agents.greedy:GreedyPlacementPlayer",
+    "fg": "agents.greedy:FullGreedyPlayer",
+    "mce": "agents.mce:MonteCarloPlayer",
+    "uct": "agents.uct:UCTPlayer",
+    "ppo": "agents.ppo_player:PPOPlayer",
 }
 
 
@@ -45,7 +51,12 @@ def make_player(spec: str) -> Player:
     try:
         player = factory(**options)
     except TypeError as err:
-        raise PlayerSpecError(f"player spec {spec!r}: {err}") from None
+        unknown = re.search(r"unexpected keyword argument '(\w+)'", str(err))
+        if unknown and unknown.group(1) == "path":
+            reason = f"{name} takes no file or path (got {options['path']!r})"
+        else:
+            reason = f"unknown option {unknown.group(1)!r}" if unknown else str(err)
+        raise PlayerSpecError(f"player spec {spec!r}: {reason}") from None
     except ValueError as err:
         raise PlayerSpecError(f"player spec {spec!r}: {err}") from None
     player.spec = spec

@@ -285,7 +285,7 @@ class Game:
     def determinize(self, rng: random.Random) -> Game:
         """A copy in which the unseen dominoes (undrawn and removed) are reshuffled by ``rng``."""
         g = self.clone()
-        pool = g.deck + g.removed
+        pool = sorted(g.deck + g.removed)  # sorted first: the copy must not depend on the hidden order
         rng.shuffle(pool)
         g.deck, g.removed = pool[: len(g.deck)], pool[len(g.deck) :]
         return g

@@ -46,6 +46,9 @@ class PublicView:
     def placement_masks(self) -> tuple[int, int, int, int]:
         return self._game.placement_masks()
 
+    def must_discard(self) -> bool:
+        return self._game.must_discard()
+
     def unseen(self) -> list[int]:
         return self._game.unseen()
 

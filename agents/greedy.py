@@ -1,0 +1,373 @@
+"""The study's scripted players: ``gprd`` (greedy placement, random pick) and ``fg`` (Full Greedy).
+
+Both judge a placement by the score of the resulting kingdom under the game's rules, so with Middle
+Kingdom on a kingdom that stays within the window centred on the castle carries its +10, and the
+placement that completes a kingdom with no discard carries Harmony's +5 (see :func:`bonus`).
+
+Full Greedy (Gedda et al. 2018) tries every (placement of the held domino, pick of the next line,
+best placement of the picked domino) triple and keeps the best, ties at random. Placements are
+first filtered, each with a fall-back to the unfiltered set when the filter would drop them all:
+  1. keep both squares inside the S x S window centred on the castle (the castle stays the centre);
+  2. then drop placements that leave a single-square hole (an empty cell with no empty neighbour).
+The filters apply to the held domino's placement and to the picked domino's hypothetical one.
+``gprd`` places by the same filters and score (one placement deep) and picks at random: without
+the filters it wins 70% against three random players, with them 75% (the study: 79.4%).
+With no next line (last round) only the placement counts; a domino that cannot be placed is
+discarded and the pick is chosen by the best placement of the picked domino. The set-up pick
+takes the domino with the most crowns on one half.
+"""
+
+from __future__ import annotations
+
+import random
+
+from agents.base import Player
+from agents.gains import TerrainTable, centred_masks, hole_masks, placement_gain, terrain_table
+from kdenv.actions import num_actions
+from kdenv.frame import DIRECTIONS
+from kdenv.game import HARMONY_BONUS, MIDDLE_KINGDOM_BONUS, PICK, PLACE, Game
+from kdenv.kingdom import HALVES, Kingdom
+from kdenv.tiles import NUM_TERRAINS
+from kdenv.view import PublicView
+
+GameLike = Game | PublicView
+
+
+def bonus(game: GameLike, occupied: int, discards: int, window: int) -> int:
+    """Variant bonuses of a kingdom with squares ``occupied`` (``window``: the centred S x S cells)."""
+    rules = game.rules
+    total = MIDDLE_KINGDOM_BONUS if rules.middle_kingdom and not occupied & ~window else 0
+    if rules.harmony and not discards and occupied.bit_count() == rules.kingdom_size**2:
+        total += HARMONY_BONUS
+    return total
+
+
+_STEPS: dict[int, tuple[int, ...]] = {}
+
+
+def _steps(width: int) -> tuple[int, ...]:
+    """Bit-index step from half A to half B for each direction."""
+    steps = _STEPS.get(width)
+    if steps is None:
+        steps = _STEPS[width] = tuple(dr * width + dc for dr, dc in DIRECTIONS)
+    return steps
+
+
+def _tables(kingdom: Kingdom, cache: dict) -> list[TerrainTable]:
+    return [terrain_table(kingdom, t, cache) for t in range(NUM_TERRAINS)]
+
+
+def _after(tables: list[TerrainTable], kingdom: Kingdom, number: int, a: int, b: int) -> list[TerrainTable]:
+    """The gain tables once domino ``number`` lies on cells a (half A) and b (half B)."""
+    f = kingdom.frame
+    ta, ca, tb, cb = HALVES[number]
+    new = tables[:]
+    if ta == tb:
+        new[ta] = tables[ta].with_square(f, a, ca, b, cb)
+    else:
+        new[ta] = tables[ta].with_square(f, a, ca)
+        new[tb] = tables[tb].with_square(f, b, cb)
+    return new
+
+
+def study_filter(kingdom: Kingdom) -> tuple[tuple[int, int, int, int] | None, tuple[int, int, int, int]]:
+    """Full Greedy's filters for one kingdom: the in-window placement masks (None when the kingdom is
+    no longer centred, so the first filter is moot) and the hole-making placement masks."""
+    window, pairs = centred_masks(kingdom.frame.size)
+    occupied = kingdom.occupied
+    if not occupied & ~window:
+        return pairs, hole_masks(kingdom.frame, window & ~occupied)
+    return None, hole_masks(kingdom.frame, kingdom.window)
+
+
+def apply_filter(filt: tuple, masks: tuple[int, int, int, int]) -> tuple[int, int, int, int]:
+    """Placement masks kept by a :func:`study_filter`: in the window, then no hole, each with fall-back."""
+    pairs, holes = filt
+    if pairs is not None:
+        kept = (masks[0] & pairs[0], masks[1] & pairs[1], masks[2] & pairs[2], masks[3] & pairs[3])
+        if kept[0] or kept[1] or kept[2] or kept[3]:
+            masks = kept
+    kept = (masks[0] & ~holes[0], masks[1] & ~holes[1], masks[2] & ~holes[2], masks[3] & ~holes[3])
+    return kept if (kept[0] or kept[1] or kept[2] or kept[3]) else masks
+
+
+def study_masks(kingdom: Kingdom, masks: tuple[int, int, int, int]) -> tuple[int, int, int, int]:
+    """Full Greedy's filters on placement masks: stay centred, then leave no single-square hole."""
+    return apply_filter(study_filter(kingdom), masks)
+
+
+def best_placement_value(
+    game: GameLike,
+    kingdom: Kingdom,
+    tables: list[TerrainTable],
+    number: int,
+    discards: int,
+    filt: tuple | None = None,
+) -> int:
+    """Best score change (bonuses of the result included) of placing ``number`` in ``kingdom`` by FG's filters
+    (``filt``: the kingdom's :func:`study_filter`, if already known).
+
+    Returns the value of discarding it when it has no legal placement.
+    """
+    window, pairs = centred_masks(kingdom.frame.size)
+    occupied = kingdom.occupied
+    masks = apply_filter(filt or study_filter(kingdom), kingdom.placement_masks(number))
+    if not (masks[0] or masks[1] or masks[2] or masks[3]):
+        return bonus(game, occupied, discards + 1, window)
+    # a placement inside the window keeps Middle Kingdom (if the kingdom has it); one outside loses it
+    rules = game.rules
+    complete = occupied.bit_count() + 2 == rules.kingdom_size**2
+    harmony = HARMONY_BONUS if rules.harmony and complete and not discards else 0
+    mk = MIDDLE_KINGDOM_BONUS if rules.middle_kingdom and not occupied & ~window else 0
+    inside = (masks[0] & pairs[0], masks[1] & pairs[1], masks[2] & pairs[2], masks[3] & pairs[3])
+    outside = (masks[0] ^ inside[0], masks[1] ^ inside[1], masks[2] ^ inside[2], masks[3] ^ inside[3])
+    steps = _steps(kingdom.frame.width)
+    return max(
+        max_gain(tables, number, inside, steps) + mk + harmony,
+        max_gain(tables, number, outside, steps) + harmony,
+    )
+
+
+NONE = -(1 << 30)  # max_gain of no placement at all
+
+
+def max_gain(tables: list[TerrainTable], number: int, masks: tuple[int, ...], steps: tuple[int, ...]) -> int:
+    """The highest property-score change over the placements in ``masks`` (NONE if there is none)."""
+    ta, ca, tb, cb = HALVES[number]
+    t, u = tables[ta], tables[tb]
+    tbase, tmult, ubase, umult = t.base, t.mult, u.base, u.mult
+    top = NONE
+    for d in range(4):
+        m = masks[d]
+        step = steps[d]
+        while m:
+            low = m & -m
+            a = low.bit_length() - 1
+            m ^= low
+            if ta == tb:
+                g = t.pair_gain(a, a + step, ca + cb)
+            else:
+                g = tbase[a] + ca * tmult[a] + ubase[a + step] + cb * umult[a + step]
+            if g > top:
+                top = g
+    return top
+
+
+class FullGreedy:
+    """Full Greedy's decision on any game or public view, with a cache of gain tables shared across calls."""
+
+    def __init__(self, cache: dict | None = None) -> None:
+        self.cache: dict = {} if cache is None else cache
+        self._plan: tuple | None = None  # (kingdom squares after placing, line, claims, slot) chosen when placing
+
+    def act(self, game: GameLike, rng: random.Random) -> int:
+        phase = game.phase
+        if phase == PLACE:
+            return self._place(game, rng)
+        if phase == PICK:
+            return self._pick(game, rng)
+        raise ValueError("the game is over: no action to choose")
+
+    # ----- picking -----------------------------------------------------------------------------
+    def pick_options(self, game: GameLike) -> list[tuple[int, int]]:
+        """(value, slot) of every free slot of the next line: at set-up the most crowns on one half,
+        later the best score reachable by placing the picked domino next."""
+        line, claims = game.line, game.claims
+        free = [i for i, owner in enumerate(claims) if owner < 0]
+        if game.round == 0:
+            return [(max(HALVES[line[i]][1], HALVES[line[i]][3]), i) for i in free]
+        kingdom = game.kingdoms[game.current_player]
+        tables = _tables(kingdom, self.cache)
+        return [(best_placement_value(game, kingdom, tables, line[i], kingdom.discards), i) for i in free]
+
+    def _pick(self, game: GameLike, rng: random.Random) -> int:
+        first_pick = num_actions(game.rules.kingdom_size) - 4
+        plan = self._plan
+        if plan is not None and game.round:
+            line, claims = game.line, game.claims
+            if plan[0] == game.kingdoms[game.current_player].occupied and plan[1] == line and plan[2] == claims:
+                return first_pick + plan[3]
+        return first_pick + _top(self.pick_options(game), rng)
+
+    # ----- placing -----------------------------------------------------------------------------
+    def place_options(self, game: GameLike, masks: tuple[int, int, int, int] | None = None) -> list[tuple]:
+        """(value, placement action, slot) of every triple FG weighs (slot -1 in the last round).
+
+        The value is the score change of the kingdom after the placement and the best placement of the
+        picked domino, bonuses included. ``masks`` (default: FG's filtered placements) limits the placements.
+        """
+        kingdom = game.kingdoms[game.current_player]
+        number = game.held_domino
+        if masks is None:
+            masks = study_masks(kingdom, game.placement_masks())
+        line, claims = game.line, game.claims
+        free = [i for i, owner in enumerate(claims) if owner < 0]
+        f = kingdom.frame
+        window, _ = centred_masks(f.size)
+        steps = _steps(f.width)
+        tables = _tables(kingdom, self.cache)
+        discards = kingdom.discards
+        options = []
+        for d in range(4):
+            m = masks[d]
+            step = steps[d]
+            while m:
+                low = m & -m
+                a = low.bit_length() - 1
+                m ^= low
+                b = a + step
+                gain = placement_gain(tables, number, a, b)
+                if not free:
+                    occupied = kingdom.occupied | low | (1 << b)
+                    options.append((gain + bonus(game, occupied, discards, window), 4 * a + d, -1))
+                    continue
+                after = kingdom.copy()
+                after.place(number, 4 * a + d)
+                tables1 = _after(tables, kingdom, number, a, b)
+                filt = study_filter(after)
+                for i in free:
+                    value = gain + best_placement_value(game, after, tables1, line[i], discards, filt)
+                    options.append((value, 4 * a + d, i))
+        return options
+
+    def _place(self, game: GameLike, rng: random.Random) -> int:
+        raw = game.placement_masks()
+        if not (raw[0] or raw[1] or raw[2] or raw[3]):
+            self._plan = None
+            return num_actions(game.rules.kingdom_size) - 5
+        best = self.best_turns(game)
+        action, slot = best[rng.randrange(len(best))] if len(best) > 1 else best[0]
+        if slot >= 0:
+            self._plan = (_occupied_after(game, action), list(game.line), list(game.claims), slot)
+        else:
+            self._plan = None
+        return action
+
+    def best_turns(self, game: GameLike) -> list[tuple[int, int]]:
+        """The (placement, slot) pairs of the best value among :meth:`place_options` (same values).
+
+        Branch and bound: a picked domino sharing no terrain with the held one cannot score more after
+        the placement than its best placement anywhere in the kingdom now (its squares' neighbours are
+        unchanged and no cell is freed), so a triple whose bound is below the best so far is skipped.
+        """
+        kingdom = game.kingdoms[game.current_player]
+        number = game.held_domino
+        line, claims = game.line, game.claims
+        free = [i for i, owner in enumerate(claims) if owner < 0]
+        if not free:
+            options = self.place_options(game)
+            top = max(options)[0]
+            return [(action, slot) for value, action, slot in options if value == top]
+        f = kingdom.frame
+        steps = _steps(f.width)
+        tables = _tables(kingdom, self.cache)
+        rules, discards = game.rules, kingdom.discards
+        window, _ = centred_masks(f.size)
+        can_complete = kingdom.occupied.bit_count() + 4 == f.size**2 and not discards
+        extra = (MIDDLE_KINGDOM_BONUS if rules.middle_kingdom and not kingdom.occupied & ~window else 0) + (
+            HARMONY_BONUS if rules.harmony and can_complete else 0
+        )
+        ta, _, tb, _ = HALVES[number]
+        bounds = []
+        for i in free:
+            pa, _, pb, _ = HALVES[line[i]]
+            disjoint = pa not in (ta, tb) and pb not in (ta, tb)
+            top = max_gain(tables, line[i], kingdom.placement_masks(line[i]), steps) if disjoint else None
+            bounds.append(None if top is None else max(top, 0) + extra)
+        masks = study_masks(kingdom, game.placement_masks())
+        firsts = []
+        for d in range(4):
+            m = masks[d]
+            while m:
+                low = m & -m
+                a = low.bit_length() - 1
+                m ^= low
+                firsts.append((placement_gain(tables, number, a, a + steps[d]), a, d))
+        firsts.sort(reverse=True)
+        best_value, best = NONE, []
+        for gain, a, d in firsts:
+            after = tables1 = filt = None
+            for k, i in enumerate(free):
+                bound = bounds[k]
+                if bound is not None and gain + bound < best_value:
+                    continue
+                if after is None:
+                    after = kingdom.copy()
+                    after.place(number, 4 * a + d)
+                    tables1 = _after(tables, kingdom, number, a, a + steps[d])
+                    filt = study_filter(after)
+                value = gain + best_placement_value(game, after, tables1, line[i], discards, filt)
+                if value > best_value:
+                    best_value, best = value, [(4 * a + d, i)]
+                elif value == best_value:
+                    best.append((4 * a + d, i))
+        return best
+
+
+def _occupied_after(game: GameLike, action: int) -> int:
+    """The current player's squares once placement ``action`` is played."""
+    kingdom = game.kingdoms[game.current_player]
+    a = action >> 2
+    return kingdom.occupied | (1 << a) | (1 << (a + _steps(kingdom.frame.width)[action & 3]))
+
+
+def _top(options: list[tuple[int, int]], rng: random.Random) -> int:
+    """The option of the highest value in (value, option) pairs, ties broken at random."""
+    top = max(options)[0]
+    best = [o for v, o in options if v == top]
+    return best[0] if len(best) == 1 else best[rng.randrange(len(best))]
+
+
+class GreedyPlacement:
+    """Greedy placement: among the placements Full Greedy's filters keep, the highest score of the
+    resulting kingdom (ties at random); a random pick."""
+
+    def __init__(self, cache: dict | None = None) -> None:
+        self.cache: dict = {} if cache is None else cache
+
+    def act(self, game: GameLike, rng: random.Random) -> int:
+        raw = game.placement_masks() if game.phase == PLACE else (0, 0, 0, 0)
+        if not (raw[0] or raw[1] or raw[2] or raw[3]):  # a pick, or a domino to discard
+            actions = game.legal_actions()
+            return actions[rng.randrange(len(actions))]
+        kingdom = game.kingdoms[game.current_player]
+        number = game.held_domino
+        masks = study_masks(kingdom, raw)
+        window, _ = centred_masks(kingdom.frame.size)
+        steps = _steps(kingdom.frame.width)
+        tables = _tables(kingdom, self.cache)
+        options = []
+        for d in range(4):
+            m = masks[d]
+            while m:
+                low = m & -m
+                a = low.bit_length() - 1
+                m ^= low
+                b = a + steps[d]
+                value = placement_gain(tables, number, a, b) + bonus(
+                    game, kingdom.occupied | low | (1 << b), kingdom.discards, window
+                )
+                options.append((value, 4 * a + d))
+        return _top(options, rng)
+
+
+class GreedyPlacementPlayer(Player):
+    """``gprd``: places for the best immediate score, picks at random."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.policy = GreedyPlacement()
+
+    def act(self, view: PublicView) -> int:
+        return self.policy.act(view, self.rng)
+
+
+class FullGreedyPlayer(Player):
+    """``fg``: the study's Full Greedy player (see the module docstring)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.policy = FullGreedy()
+
+    def act(self, view: PublicView) -> int:
+        return self.policy.act(view, self.rng)

@@ -1,0 +1,105 @@
+"""``mce``: flat Monte Carlo evaluation of whole turns (placement + pick), as in the study.
+
+Each candidate turn is played on a fresh ``view.determinize(rng)`` copy and the game is finished with
+the playout policy; the turn with the best mean evaluation wins. Candidates are Full Greedy's
+(placement, pick) options ranked by its value, the best ``width`` of them (``width=0``: all).
+Playouts are shared out by successive halving (``select=halving``, the default: rounds of equal
+playouts per surviving candidate, the worse half dropped after each) or evenly (``select=even``).
+
+Spec: ``mce:policy=fg,eval=r,seconds=1`` (options: policy random|fg|eg|pg, eval wdl|p|r,
+seconds=S or playouts=N per decision, clock wall|cpu, select halving|even, width=K, prune 0|1).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+from agents.playout import choice, evaluate, number, play_out
+from agents.search import SearchPlayer
+from kdenv.actions import num_actions
+from kdenv.game import Game
+from kdenv.view import PublicView
+
+DEFAULT_WIDTH = 10
+
+
+class MonteCarloPlayer(SearchPlayer):
+    """Flat Monte Carlo evaluation over candidate turns (see the module docstring)."""
+
+    def __init__(self, select: str = "halving", width: str = str(DEFAULT_WIDTH), **options: str) -> None:
+        super().__init__(**options)
+        self.select = choice("select", select, ("halving", "even"))
+        self.width = int(number("width", width, int, 0, least=True))
+
+    # ----- candidates ----------------------------------------------------------------------------
+    def choose_turn(self, view: PublicView) -> tuple[int, int]:
+        masks = self.candidate_masks(view)
+        if masks is None:
+            discard = num_actions(view.rules.kingdom_size) - 5
+            ranked = [(value, discard, slot) for value, slot in self.fg.pick_options(view)] if view.line else []
+            ranked = ranked or [(0, discard, -1)]
+        else:
+            ranked = self.fg.place_options(view, masks)
+        turns = [(action, slot) for _, action, slot in self._shortlist(ranked)]
+        return self._best(view, turns)
+
+    def choose_pick(self, view: PublicView) -> int:
+        slots = [slot for _, slot in self._shortlist(self.fg.pick_options(view))]
+        return self._best(view, [(-1, slot) for slot in slots])[1]
+
+    def _shortlist(self, ranked: list[tuple]) -> list[tuple]:
+        """The best ``width`` options by Full Greedy's value (ties in random order)."""
+        self.rng.shuffle(ranked)
+        ranked.sort(key=lambda option: -option[0])
+        return ranked[: self.width] if self.width else ranked
+
+    # ----- playouts --------------------------------------------------------------------------------
+    def _best(self, view: PublicView, turns: list[tuple[int, int]]) -> tuple[int, int]:
+        """The turn (placement or -1, slot or -1) with the best mean playout value."""
+        if len(turns) == 1:
+            return turns[0]
+        first_pick = num_actions(view.rules.kingdom_size) - 4
+        seat, rng, policy, how, fg = self.seat, self.rng, self.policy, self.evaluation, self.fg
+
+        def playout(turn: tuple[int, int]) -> float:
+            game: Game = view.determinize(rng)
+            action, slot = turn
+            if action >= 0:
+                game.step(action)
+            if slot >= 0:
+                game.step(first_pick + slot)
+            return evaluate(play_out(game, policy, seat, rng, fg), seat, how)
+
+        return turns[self._share_out(len(turns), lambda i: playout(turns[i]))]
+
+    def _share_out(self, n: int, playout: Callable[[int], float]) -> int:
+        """Run playouts of candidates 0..n-1 within the budget; the index of the best mean."""
+        totals, counts = [0.0] * n, [0] * n
+        alive = list(range(n))
+        rounds = max(1, math.ceil(math.log2(n))) if self.select == "halving" else 1
+        budget = self.budget
+        start = budget.now()
+        for r in range(rounds):
+            if budget.playouts:
+                sweeps = max(1, budget.playouts // (rounds * len(alive)))
+                for _ in range(sweeps):
+                    for i in alive:
+                        totals[i] += playout(i)
+                        counts[i] += 1
+            else:
+                until = start + budget.seconds * (r + 1) / rounds
+                done = False
+                while not done:
+                    for i in alive:
+                        totals[i] += playout(i)
+                        counts[i] += 1
+                        if budget.now() >= until and all(counts[j] for j in alive):
+                            done = True
+                            break
+            if r < rounds - 1 and len(alive) > 1:
+                alive.sort(key=lambda i: -totals[i] / counts[i])
+                alive = alive[: (len(alive) + 1) // 2]
+        top = max(totals[i] / counts[i] for i in alive)
+        best = [i for i in alive if totals[i] / counts[i] == top]
+        return best[0] if len(best) == 1 else best[self.rng.randrange(len(best))]

@@ -1,0 +1,86 @@
+"""Playouts for Monte Carlo players: finish a determinized game with a playout policy, then score it.
+
+Policies (the study's): ``random``; ``fg`` Full Greedy for everyone; ``eg`` epsilon-greedy (each
+decision is random with probability 0.75, Full Greedy otherwise); ``pg`` player-greedy (Full Greedy
+for the searching player, random for the others). Evaluations of a finished game for one player:
+``wdl`` 1 for a win (1/k when k players share it), 0 otherwise; ``p`` the player's score / 100;
+``r`` own score / (own + best opponent's) (0.5 when both are 0).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+
+from agents.greedy import FullGreedy
+from kdenv.game import OVER, Game
+
+POLICIES = ("random", "fg", "eg", "pg")
+EVALUATIONS = ("wdl", "p", "r")
+EPSILON = 0.75  # eg: chance of a random move at each decision
+
+
+def random_move(game: Game, rng: random.Random) -> int:
+    """A uniformly random legal action."""
+    actions = game.legal_actions()
+    return actions[int(rng.random() * len(actions))]
+
+
+def play_out(game: Game, policy: str, seat: int, rng: random.Random, fg: FullGreedy) -> Game:
+    """Play ``game`` (a determinized copy) to the end with ``policy``; ``seat`` is the searching player."""
+    if policy == "random":
+        return game.playout(rng)
+    step = game.step
+    if policy == "fg":
+        while game.phase != OVER:
+            step(fg.act(game, rng))
+    elif policy == "eg":
+        while game.phase != OVER:
+            step(random_move(game, rng) if rng.random() < EPSILON else fg.act(game, rng))
+    else:  # pg
+        while game.phase != OVER:
+            step(fg.act(game, rng) if game.current_player == seat else random_move(game, rng))
+    return game
+
+
+def evaluate(game: Game, seat: int, how: str) -> float:
+    """The value of a finished game for ``seat`` by evaluation ``how`` (see the module docstring)."""
+    return evaluate_all(game, how)[seat]
+
+
+def evaluate_all(game: Game, how: str) -> list[float]:
+    """The value of a finished game for every player (one scoring pass)."""
+    n = game.num_players
+    if how == "wdl":
+        winners = game.winners()
+        return [1.0 / len(winners) if p in winners else 0.0 for p in range(n)]
+    scores = game.scores()
+    if how == "p":
+        return [s / 100.0 for s in scores]
+    values = []
+    for p, own in enumerate(scores):
+        best = max(s for q, s in enumerate(scores) if q != p)
+        values.append(own / (own + best) if own + best else 0.5)
+    return values
+
+
+# ----- reading spec options (strings) ----------------------------------------------------------
+def choice(name: str, value: str, allowed: tuple[str, ...]) -> str:
+    """``value`` if it is one of ``allowed``, else a one-line ValueError."""
+    if value not in allowed:
+        raise ValueError(f"{name}={value!r} is not one of {', '.join(allowed)}")
+    return value
+
+
+def number(
+    name: str, value: str | float | int, kind: Callable = float, minimum: float = 0.0, least: bool = False
+) -> float:
+    """``value`` read as ``kind`` (float or int), above ``minimum`` (or at least it, with ``least``),
+    else a one-line ValueError."""
+    try:
+        read = kind(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name}={value!r} is not a{'n integer' if kind is int else ' number'}") from None
+    if not (read > minimum or (least and read == minimum)):  # also refuses nan
+        raise ValueError(f"{name}={value!r} must be {'at least' if least else 'greater than'} {minimum:g}")
+    return read

@@ -1,0 +1,99 @@
+"""What the Monte Carlo players share: spec options, the thinking budget, candidate moves, the planned pick.
+
+A search player decides a whole turn (placement and pick) when it places, and remembers the pick it
+chose; the following pick decision plays it if the state is still the one it planned for. Candidate
+placements are those Full Greedy keeps (inside the centred window, no single-square hole, each with
+its fall-back) unless ``prune=0``. Planning is done on ``view.determinize(rng)`` copies only.
+"""
+
+from __future__ import annotations
+
+import time
+
+from agents.base import Player
+from agents.greedy import FullGreedy, study_masks
+from agents.playout import EVALUATIONS, POLICIES, choice, number
+from kdenv.actions import num_actions
+from kdenv.frame import iter_bits
+from kdenv.game import PICK, PLACE
+from kdenv.view import PublicView
+
+
+class Budget:
+    """Thinking time per decision: ``seconds`` (of wall clock, or of this process's CPU time with
+    ``clock=cpu``: one core's worth even on a shared machine), or a number of ``playouts``."""
+
+    def __init__(self, seconds: str | None, playouts: str | None, clock: str = "wall") -> None:
+        if seconds is not None and playouts is not None:
+            raise ValueError("give seconds= or playouts=, not both")
+        self.playouts = int(number("playouts", playouts, int, 0)) if playouts is not None else None
+        self.seconds = number("seconds", seconds) if seconds is not None else (None if self.playouts else 1.0)
+        self.now = time.process_time if choice("clock", clock, ("wall", "cpu")) == "cpu" else time.perf_counter
+
+
+class SearchPlayer(Player):
+    """Base of ``mce`` and ``uct``: options, budget, candidate moves and the remembered pick."""
+
+    def __init__(
+        self,
+        policy: str = "fg",
+        eval: str = "r",  # the spec's option name
+        seconds: str | None = None,
+        playouts: str | None = None,
+        prune: str = "1",
+        clock: str = "wall",
+    ) -> None:
+        super().__init__()
+        self.policy = choice("policy", policy, POLICIES)
+        self.evaluation = choice("eval", eval, EVALUATIONS)
+        self.budget = Budget(seconds, playouts, clock)
+        self.prune = choice("prune", prune, ("0", "1")) == "1"
+        self.fg = FullGreedy()
+        self._plan: tuple | None = None
+
+    # ----- the player interface ------------------------------------------------------------------
+    def act(self, view: PublicView) -> int:
+        first_pick = num_actions(view.rules.kingdom_size) - 4
+        if view.phase == PICK:
+            plan = self._plan
+            self._plan = None
+            if plan is not None and plan[0] == _key(view):
+                return first_pick + plan[1]
+            return first_pick + self.choose_pick(view)
+        if view.phase != PLACE:
+            raise ValueError("the game is over: no action to choose")
+        action, slot = self.choose_turn(view)
+        self._plan = (_key(view), slot) if slot >= 0 else None
+        return action
+
+    def reset(self, seat: int, seed: int | None = None) -> None:
+        super().reset(seat, seed)
+        self._plan = None
+
+    def choose_turn(self, view: PublicView) -> tuple[int, int]:
+        """(placement or discard action, slot to pick or -1) for the turn starting now."""
+        raise NotImplementedError
+
+    def choose_pick(self, view: PublicView) -> int:
+        """The slot to pick when no planned pick applies (the set-up, or after a discard)."""
+        raise NotImplementedError
+
+    # ----- shared helpers --------------------------------------------------------------------------
+    def candidate_masks(self, game) -> tuple[int, int, int, int] | None:
+        """Per direction, the half-A cells of the candidate placements now (None: nothing fits)."""
+        masks = game.placement_masks()
+        if not (masks[0] or masks[1] or masks[2] or masks[3]):
+            return None
+        return study_masks(game.kingdoms[game.current_player], masks) if self.prune else masks
+
+    def placements(self, game) -> list[int]:
+        """Candidate placement actions now (the discard alone when nothing can be placed)."""
+        masks = self.candidate_masks(game)
+        if masks is None:
+            return [num_actions(game.rules.kingdom_size) - 5]
+        return [4 * cell + d for d in range(4) for cell in iter_bits(masks[d])]
+
+
+def _key(game) -> tuple:
+    """The turn a planned pick belongs to: the same round, king and claims of the next line."""
+    return game.round, game.king, tuple(game.claims)
