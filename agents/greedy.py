@@ -33,13 +33,10 @@ from kdenv.view import PublicView
 GameLike = Game | PublicView
 
 
-def bonus(game: GameLike, occupied: int, discards: int, window: int) -> int:
-    """Variant bonuses of a kingdom with squares ``occupied`` (``window``: the centred S x S cells)."""
-    rules = game.rules
-    total = MIDDLE_KINGDOM_BONUS if rules.middle_kingdom and not occupied & ~window else 0
-    if rules.harmony and not discards and occupied.bit_count() == rules.kingdom_size**2:
-        total += HARMONY_BONUS
-    return total
+def bonus(game: GameLike, occupied: int, discards: int) -> int:
+    """Variant bonuses of a (hypothetical) kingdom with squares ``occupied`` under the game's rules."""
+    middle, harmony = game.rules.bonuses(occupied, discards)
+    return middle + harmony
 
 
 _STEPS: dict[int, tuple[int, ...]] = {}
@@ -113,7 +110,7 @@ def best_placement_value(
     occupied = kingdom.occupied
     masks = apply_filter(filt or study_filter(kingdom), kingdom.placement_masks(number))
     if not (masks[0] or masks[1] or masks[2] or masks[3]):
-        return bonus(game, occupied, discards + 1, window)
+        return bonus(game, occupied, discards + 1)
     # a placement inside the window keeps Middle Kingdom (if the kingdom has it); one outside loses it
     rules = game.rules
     complete = occupied.bit_count() + 2 == rules.kingdom_size**2
@@ -203,7 +200,6 @@ class FullGreedy:
         line, claims = game.line, game.claims
         free = [i for i, owner in enumerate(claims) if owner < 0]
         f = kingdom.frame
-        window, _ = centred_masks(f.size)
         steps = _steps(f.width)
         tables = _tables(kingdom, self.cache)
         discards = kingdom.discards
@@ -219,7 +215,7 @@ class FullGreedy:
                 gain = placement_gain(tables, number, a, b)
                 if not free:
                     occupied = kingdom.occupied | low | (1 << b)
-                    options.append((gain + bonus(game, occupied, discards, window), 4 * a + d, -1))
+                    options.append((gain + bonus(game, occupied, discards), 4 * a + d, -1))
                     continue
                 after = kingdom.copy()
                 after.place(number, 4 * a + d)
@@ -333,7 +329,6 @@ class GreedyPlacement:
         kingdom = game.kingdoms[game.current_player]
         number = game.held_domino
         masks = study_masks(kingdom, raw)
-        window, _ = centred_masks(kingdom.frame.size)
         steps = _steps(kingdom.frame.width)
         tables = _tables(kingdom, self.cache)
         options = []
@@ -345,7 +340,7 @@ class GreedyPlacement:
                 m ^= low
                 b = a + steps[d]
                 value = placement_gain(tables, number, a, b) + bonus(
-                    game, kingdom.occupied | low | (1 << b), kingdom.discards, window
+                    game, kingdom.occupied | low | (1 << b), kingdom.discards
                 )
                 options.append((value, 4 * a + d))
         return _top(options, rng)

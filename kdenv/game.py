@@ -14,12 +14,11 @@ from typing import NamedTuple
 from kdenv.actions import decode, num_actions
 from kdenv.errors import IllegalMoveError, KingdominoError
 from kdenv.kingdom import Kingdom, Property
-from kdenv.rules import Rules
+from kdenv.rules import HARMONY_BONUS, MIDDLE_KINGDOM_BONUS, Rules
 from kdenv.tiles import NUM_DOMINOES
 
 PICK, PLACE, OVER = "pick", "place", "over"
-MIDDLE_KINGDOM_BONUS = 10
-HARMONY_BONUS = 5
+__all__ = ["HARMONY_BONUS", "MIDDLE_KINGDOM_BONUS", "OVER", "PICK", "PLACE", "Game", "ScoreBreakdown", "random_game"]
 
 
 class ScoreBreakdown(NamedTuple):
@@ -298,9 +297,7 @@ class Game:
     def bonuses(self, player: int) -> tuple[int, int]:
         """(Middle Kingdom, Harmony) bonus the player's kingdom earns now under these rules."""
         kingdom = self.kingdoms[player]
-        middle = MIDDLE_KINGDOM_BONUS if self.rules.middle_kingdom and kingdom.is_centred() else 0
-        harmony = self.rules.harmony and kingdom.is_complete() and not kingdom.discards
-        return middle, HARMONY_BONUS if harmony else 0
+        return self.rules.bonuses(kingdom.occupied, kingdom.discards)
 
     def breakdown(self, player: int) -> ScoreBreakdown:
         """The player's score, property by property, and the bonuses."""

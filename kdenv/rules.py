@@ -5,6 +5,10 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, fields
 
 from kdenv.errors import KingdominoError
+from kdenv.frame import frame
+
+MIDDLE_KINGDOM_BONUS = 10
+HARMONY_BONUS = 5
 
 
 @dataclass(frozen=True)
@@ -51,6 +55,14 @@ class Rules:
             else:
                 raise KingdominoError(f"unknown rule {name!r}; choose from {', '.join(valid)}")
         return cls(**flags)
+
+    def bonuses(self, occupied: int, discards: int) -> tuple[int, int]:
+        """(Middle Kingdom, Harmony) bonus of a kingdom whose squares (castle included) are the frame
+        bitboard ``occupied``, after ``discards`` discarded dominoes; 0 for a variant that is off."""
+        size = self.kingdom_size
+        middle = MIDDLE_KINGDOM_BONUS if self.middle_kingdom and not occupied & ~frame(size).middle else 0
+        harmony = HARMONY_BONUS if self.harmony and not discards and occupied.bit_count() == size * size else 0
+        return middle, harmony
 
     def setup(self, num_players: int) -> tuple[int, int]:
         """(kings per player, dominoes in play) for ``num_players``; raises for impossible tables."""

@@ -54,12 +54,11 @@ def test_placement_gain_and_tables_match_the_engine(num_players, rules, games):
         p = game.current_player
         kingdom, number = game.kingdoms[p], game.held_domino
         tables = _tables(kingdom, cache)
-        window, _ = centred_masks(kingdom.frame.size)
         steps = _steps(kingdom.frame.width)
         for action in kingdom.legal_placements(number):
             a, b = action >> 2, (action >> 2) + steps[action & 3]
             after = placed(kingdom, number, action)
-            got = placement_gain(tables, number, a, b) + bonus(game, after.occupied, kingdom.discards, window)
+            got = placement_gain(tables, number, a, b) + bonus(game, after.occupied, kingdom.discards)
             assert got == kingdom_score(game, after, kingdom.discards) - kingdom.property_score(), action
             fresh, updated = _tables(after, {}), _after(tables, kingdom, number, a, b)
             for t in range(6):
