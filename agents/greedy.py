@@ -346,23 +346,26 @@ class GreedyPlacement:
         return _top(options, rng)
 
 
-class GreedyPlacementPlayer(Player):
+class _PolicyPlayer(Player):
+    """A Player around one of the fast policies above (one policy object keeps its caches across games)."""
+
+    policy_type: type[GreedyPlacement] | type[FullGreedy]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.policy = self.policy_type()
+
+    def act(self, view: PublicView) -> int:
+        return self.policy.act(view, self.rng)
+
+
+class GreedyPlacementPlayer(_PolicyPlayer):
     """``gprd``: places for the best immediate score, picks at random."""
 
-    def __init__(self) -> None:
-        super().__init__()
-        self.policy = GreedyPlacement()
-
-    def act(self, view: PublicView) -> int:
-        return self.policy.act(view, self.rng)
+    policy_type = GreedyPlacement
 
 
-class FullGreedyPlayer(Player):
+class FullGreedyPlayer(_PolicyPlayer):
     """``fg``: the study's Full Greedy player (see the module docstring)."""
 
-    def __init__(self) -> None:
-        super().__init__()
-        self.policy = FullGreedy()
-
-    def act(self, view: PublicView) -> int:
-        return self.policy.act(view, self.rng)
+    policy_type = FullGreedy
