@@ -1,0 +1,144 @@
+"""A player driven by a trained MaskablePPO policy (``ppo:PATH``; ``ppo:default`` is the shipped checkpoint).
+
+A checkpoint is the ``.zip`` that stable-baselines3 writes plus one entry of ours, ``kdenv.json``: the
+observation settings (players, kingdom size) and the network size. Loading never unpickles: the
+weights come from the zip's ``policy.pth`` through ``torch.load(weights_only=True)`` and the network is
+rebuilt from ``kdenv.json`` (``MaskablePPO.load`` would run cloudpickle on the zip's ``data``).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import pickle
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agents.base import Player
+from kdenv.errors import KingdominoError
+from kdenv.view import PublicView
+
+CHECKPOINT_FORMAT = "kdenv-ppo/1"
+SETTINGS_ENTRY = "kdenv.json"
+WEIGHTS_ENTRY = "policy.pth"
+DEFAULT_CHECKPOINT = Path(__file__).parent / "checkpoints" / "default.zip"
+
+
+class CheckpointError(KingdominoError):
+    """A checkpoint that is missing, not a kdenv PPO checkpoint, or does not fit its own settings."""
+
+
+def read_checkpoint(path: str | Path) -> tuple[dict[str, Any], dict]:
+    """(settings, policy state dict) of a checkpoint; a one-line CheckpointError if it cannot be used."""
+    import torch
+
+    path = Path(path)
+    if not path.is_file():
+        raise CheckpointError(f"checkpoint {str(path)!r} not found; give the path of a .zip written by `kdenv train`")
+    try:
+        with zipfile.ZipFile(path) as archive:
+            names = set(archive.namelist())
+            if SETTINGS_ENTRY not in names or WEIGHTS_ENTRY not in names:
+                raise CheckpointError(
+                    f"checkpoint {str(path)!r} lacks {SETTINGS_ENTRY} or {WEIGHTS_ENTRY}; "
+                    "it was not written by `kdenv train`"
+                )
+            settings = json.loads(archive.read(SETTINGS_ENTRY))
+            state = torch.load(io.BytesIO(archive.read(WEIGHTS_ENTRY)), map_location="cpu", weights_only=True)
+    except CheckpointError:
+        raise
+    except (zipfile.BadZipFile, pickle.UnpicklingError, EOFError, RuntimeError, OSError, ValueError) as err:
+        raise CheckpointError(f"checkpoint {str(path)!r} cannot be read: {str(err).splitlines()[0]}") from None
+    if settings.get("format") != CHECKPOINT_FORMAT:
+        found = settings.get("format")
+        raise CheckpointError(f"checkpoint {str(path)!r} has format {found!r}, not {CHECKPOINT_FORMAT}")
+    return settings, state
+
+
+def build_policy(settings: dict[str, Any], state: dict | None = None, where: str = "checkpoint"):
+    """The KingdomPolicy network that ``settings`` describe, with ``state`` loaded (CheckpointError on mismatch)."""
+    from gymnasium import spaces
+
+    from kdenv.actions import num_actions
+    from kdenv.encoding import ObservationEncoder
+    from training.features import KingdomPolicy, policy_kwargs
+
+    try:
+        encoder = ObservationEncoder(int(settings["num_players"]), int(settings["kingdom_size"]))
+        network = settings["network"]
+        policy = KingdomPolicy(
+            encoder.space,
+            spaces.Discrete(num_actions(encoder.kingdom_size)),
+            lambda _: 0.0,
+            **policy_kwargs(int(network["channels"]), int(network["blocks"]), int(network["hidden"])),
+        )
+        if state is not None:
+            policy.load_state_dict(state)
+    except (KeyError, TypeError, ValueError, RuntimeError, KingdominoError) as err:
+        raise CheckpointError(f"{where} does not match its settings: {str(err).splitlines()[0]}") from None
+    policy.set_training_mode(False)
+    return policy
+
+
+class PPOPlayer(Player):
+    """Plays a policy's most probable legal move (``sample=true``: samples from the masked policy instead)."""
+
+    def __init__(self, path: str = "default", sample: str | bool = False) -> None:
+        super().__init__()
+        if isinstance(sample, str):
+            if sample.lower() not in ("true", "false", "1", "0", "yes", "no"):
+                raise ValueError(f"sample must be true or false, not {sample!r}")
+            sample = sample.lower() in ("true", "1", "yes")
+        self.sample = sample
+        if path == "default":
+            path = str(DEFAULT_CHECKPOINT)
+        settings, state = read_checkpoint(path)
+        self._load(settings, build_policy(settings, state, f"checkpoint {path!r}"))
+
+    @classmethod
+    def from_policy(cls, settings: dict[str, Any], policy, sample: bool = False) -> PPOPlayer:
+        """A player around a policy already in memory (league opponents, evaluation during training)."""
+        player = cls.__new__(cls)
+        Player.__init__(player)
+        player.sample = sample
+        player._load(settings, policy)
+        player.spec = "ppo:<in memory>"
+        return player
+
+    def _load(self, settings: dict[str, Any], policy) -> None:
+        import torch
+
+        from kdenv.encoding import ObservationEncoder
+
+        # Batch-one inference gains nothing from more threads, and on a busy machine they contend badly
+        # (measured: 86 ms a decision with 2 threads against 5 ms with one, both cores loaded).
+        torch.set_num_threads(1)
+
+        self.settings = settings
+        self.policy = policy
+        self.encoder = ObservationEncoder(int(settings["num_players"]), int(settings["kingdom_size"]))
+
+    def logits(self, view: PublicView, player: int) -> np.ndarray:
+        """The policy's masked logits (illegal actions at -inf) for ``player`` to move in ``view``."""
+        import torch
+
+        from kdenv.encoding import action_mask
+
+        obs = self.encoder.encode(view, player)
+        with torch.inference_mode():
+            tensors = {key: torch.from_numpy(value)[None] for key, value in obs.items()}
+            latent = self.policy.mlp_extractor.forward_actor(self.policy.features_extractor(tensors))
+        logits = latent[0].numpy().astype(np.float64)
+        logits[action_mask(view) == 0] = -np.inf
+        return logits
+
+    def act(self, view: PublicView) -> int:
+        logits = self.logits(view, self.seat)
+        if not self.sample:
+            return int(np.argmax(logits))
+        probs = np.exp(logits - logits.max())
+        cumulative = np.cumsum(probs / probs.sum())
+        return int(min(np.searchsorted(cumulative, self.rng.random(), side="right"), len(cumulative) - 1))

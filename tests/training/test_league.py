@@ -1,0 +1,50 @@
+"""The league: the snapshot pool, prioritised sampling weights, and per-episode opponent draws."""
+
+from __future__ import annotations
+
+from training.league import League, OpponentSampler
+
+
+def test_pool_keeps_the_newest_snapshots():
+    league = League(pool_size=2)
+    for step in (10, 20, 30):
+        league.add(f"s{step}.zip", step)
+    assert [s.step for s in league.snapshots] == [20, 30]
+
+
+def test_snapshots_that_beat_the_learner_weigh_more():
+    league = League(pool_size=3, prioritise=True)
+    league.add("weak.zip", 1)
+    league.add("strong.zip", 2)
+    for _ in range(20):
+        league.record("weak.zip", 1.0)
+        league.record("strong.zip", 0.0)
+    weights = dict(league.weights())
+    assert weights["strong.zip"] > 5 * weights["weak.zip"]
+    assert dict(League(3, prioritise=False, snapshots=league.snapshots).weights()) == {
+        "weak.zip": 1.0,
+        "strong.zip": 1.0,
+    }
+
+
+def test_league_round_trips_through_a_dict():
+    league = League(pool_size=4)
+    league.add("a.zip", 5)
+    league.record("a.zip", 1.0)
+    assert League.from_dict(league.to_dict()) == league
+
+
+def test_sampler_draws_scripted_players_one_per_seat():
+    sampler = OpponentSampler(3, {"random": 1.0, "gprd": 1.0}, settings={}, seed=1)
+    names_seen = set()
+    for _ in range(20):
+        players, names = sampler.sample()
+        assert len(players) == 3 and len(set(map(id, players))) == 3
+        names_seen.update(names)
+    assert names_seen == {"random", "gprd"}
+
+
+def test_league_entries_without_a_policy_fall_back():
+    sampler = OpponentSampler(3, {"latest": 1.0, "snapshot": 1.0}, settings={}, seed=1)
+    _, names = sampler.sample()
+    assert names == ["random"] * 3

@@ -1,0 +1,104 @@
+"""``ppo:PATH`` players: safe loading, one-line errors for unusable files, legal play."""
+
+from __future__ import annotations
+
+import json
+import zipfile
+
+import pytest
+from conftest import SETTINGS, write_checkpoint
+
+from agents.arena import play_game
+from agents.ppo_player import DEFAULT_CHECKPOINT, CheckpointError, PPOPlayer
+from agents.registry import PlayerSpecError, make_player
+from kdenv.game import Game
+from kdenv.rules import STUDY_RULES
+
+
+def _one_line(err: Exception) -> bool:
+    return "\n" not in str(err)
+
+
+def test_spec_loads_a_checkpoint_and_plays_legal_games(tiny_checkpoint):
+    learner = make_player(f"ppo:{tiny_checkpoint}")
+    sampler = make_player(f"ppo:{tiny_checkpoint},sample=true")
+    for seed in range(3):
+        game = play_game([learner, make_player("random"), sampler, make_player("fg")], Game(4, STUDY_RULES, seed))
+        assert game.is_over  # Game.step raises on any illegal move
+
+
+def test_deterministic_player_repeats_itself(tiny_checkpoint):
+    def moves(seed):
+        players = [make_player(f"ppo:{tiny_checkpoint}") for _ in range(4)]
+        return play_game(players, Game(4, STUDY_RULES, seed), seed=seed).moves
+
+    assert moves(5) == moves(5)
+
+
+def test_missing_checkpoint(tmp_path):
+    with pytest.raises(CheckpointError, match="not found") as info:
+        PPOPlayer(str(tmp_path / "nothing.zip"))
+    assert _one_line(info.value)
+    with pytest.raises(PlayerSpecError):
+        make_player("ppo:default,sample=perhaps")
+
+
+def test_not_a_zip(tmp_path):
+    path = tmp_path / "junk.zip"
+    path.write_bytes(b"not a zip at all")
+    with pytest.raises(CheckpointError, match="cannot be read") as info:
+        PPOPlayer(str(path))
+    assert _one_line(info.value)
+
+
+def test_zip_without_settings(tmp_path):
+    path = tmp_path / "sb3.zip"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("policy.pth", b"")
+    with pytest.raises(CheckpointError, match="kdenv.json"):
+        PPOPlayer(str(path))
+
+
+def test_weights_that_do_not_fit_the_settings(tmp_path):
+    path = tmp_path / "mismatch.zip"
+    write_checkpoint(path, {**SETTINGS, "network": {"channels": 16, "blocks": 1, "hidden": 16}})
+    with zipfile.ZipFile(path) as archive:
+        weights = archive.read("policy.pth")
+    with zipfile.ZipFile(path, "w") as archive:  # the weights of a wider network under the tiny settings
+        archive.writestr("kdenv.json", json.dumps(SETTINGS))
+        archive.writestr("policy.pth", weights)
+    with pytest.raises(CheckpointError, match="does not match") as info:
+        PPOPlayer(str(path))
+    assert _one_line(info.value)
+
+
+@pytest.mark.filterwarnings("ignore:Detected pickle protocol")
+def test_wrong_format_and_pickled_code_are_refused(tmp_path):
+    path = tmp_path / "old.zip"
+    write_checkpoint(path, {**SETTINGS, "format": "something-else"})
+    with pytest.raises(CheckpointError, match="format"):
+        PPOPlayer(str(path))
+
+    class Evil:
+        def __reduce__(self):
+            return (print, ("pwned",))
+
+    import pickle
+
+    evil = tmp_path / "evil.zip"
+    with zipfile.ZipFile(evil, "w") as archive:
+        archive.writestr("kdenv.json", json.dumps(SETTINGS))
+        archive.writestr("policy.pth", pickle.dumps(Evil()))
+    with pytest.raises(CheckpointError, match="cannot be read"):
+        PPOPlayer(str(evil))
+
+
+def test_default_checkpoint_plays_legal_games():
+    assert DEFAULT_CHECKPOINT.is_file()
+    settings = json.loads(DEFAULT_CHECKPOINT.with_suffix(".json").read_text())
+    assert settings["num_players"] == 4
+    player = make_player("ppo:default")
+    for seed in range(2):
+        others = [make_player("fg") for _ in range(3)]
+        game = play_game([*others[:seed], player, *others[seed:]], Game(4, STUDY_RULES, seed), seed=seed)
+        assert game.is_over

@@ -1,0 +1,201 @@
+"""Evaluation of a policy at a full table: one learner against copies of one opponent (the study's protocol).
+
+Games are dealt from seeds ``seed + i`` with the learner in seat ``i % num_players``; a shared victory
+counts as a fraction of a win (1 / number of winners). Games are spread over worker processes, each
+running torch on one thread (batch-one inference gains nothing from more).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import statistics
+import time
+from collections.abc import Callable
+from concurrent.futures import Executor, ProcessPoolExecutor
+from dataclasses import asdict, dataclass
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Any
+
+from kdenv.game import Game
+from kdenv.rules import Rules
+from training.stats import Z95, wilson
+
+
+@dataclass
+class EvalResult:
+    """Outcome of ``games`` games of the learner against copies of ``opponent``."""
+
+    opponent: str
+    games: int
+    wins: float  # shared victories count as a fraction
+    mean_margin: float  # learner's score minus the best other score
+    mean_score: float
+    margin_sd: float = 0.0  # standard deviation of the margin over games
+
+    @property
+    def win_rate(self) -> float:
+        return self.wins / self.games if self.games else 0.0
+
+    def interval(self) -> tuple[float, float]:
+        """Wilson 95% confidence interval of the win rate (games are independent deals)."""
+        return wilson(self.wins, self.games)
+
+    def margin_half_width(self) -> float:
+        """Half-width of the normal 95% confidence interval of the mean margin."""
+        return Z95 * self.margin_sd / math.sqrt(self.games) if self.games > 1 else math.inf
+
+    def to_dict(self) -> dict[str, Any]:
+        low, high = self.interval()
+        return {**asdict(self), "win_rate": self.win_rate, "ci95": [low, high], "margin_ci95": self.margin_half_width()}
+
+    def __str__(self) -> str:
+        low, high = self.interval()
+        return (
+            f"vs {self.opponent}: {self.win_rate:.1%} wins [{low:.1%}, {high:.1%}] in {self.games} games, "
+            f"margin {self.mean_margin:+.1f} ± {self.margin_half_width():.1f}, score {self.mean_score:.1f}"
+        )
+
+
+def _play(settings: dict, state: dict, opponent: str, seeds: list[int], rules: dict, deterministic: bool) -> list:
+    """Worker: play the games of ``seeds``; returns (win share, margin, score) per game."""
+    import torch
+
+    from agents.arena import play_game
+    from agents.ppo_player import PPOPlayer, build_policy
+    from agents.registry import make_player
+
+    torch.set_num_threads(1)
+    learner = PPOPlayer.from_policy(settings, build_policy(settings, state), sample=not deterministic)
+    n = int(settings["num_players"])
+    opponents = [make_player(opponent) for _ in range(n - 1)]
+    outcomes = []
+    for seed in seeds:
+        seat = seed % n
+        players = opponents[:seat] + [learner] + opponents[seat:]
+        game = play_game(players, Game(n, Rules.from_dict(rules), seed=seed), seed=seed)
+        scores = game.scores()
+        winners = game.winners()
+        best_other = max(s for p, s in enumerate(scores) if p != seat)
+        outcomes.append((1.0 / len(winners) if seat in winners else 0.0, scores[seat] - best_other, scores[seat]))
+    for player in opponents:
+        player.close()
+    return outcomes
+
+
+def evaluation_pool(workers: int) -> Executor:
+    """Worker processes for evaluation games (spawned: safe next to torch threads in the parent)."""
+    return ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"))
+
+
+def evaluate(
+    settings: dict,
+    state: dict,
+    opponent: str,
+    games: int,
+    rules: Rules,
+    pool: Executor,
+    seed: int = 0,
+    deterministic: bool = True,
+    chunk: int = 4,
+    on_game: Callable[[int], None] | None = None,
+) -> EvalResult:
+    """Play ``games`` games of the policy (``settings`` + ``state``) against copies of ``opponent``."""
+    seeds = list(range(seed, seed + games))
+    chunks = [seeds[i : i + chunk] for i in range(0, games, chunk)]
+    futures = [pool.submit(_play, settings, state, opponent, c, rules.to_dict(), deterministic) for c in chunks]
+    outcomes = []
+    for future in futures:
+        done = future.result()
+        outcomes.extend(done)
+        if on_game is not None:
+            on_game(len(done))
+    n = max(len(outcomes), 1)
+    margins = [o[1] for o in outcomes]
+    return EvalResult(
+        opponent=opponent,
+        games=len(outcomes),
+        wins=sum(o[0] for o in outcomes),
+        mean_margin=sum(margins) / n,
+        mean_score=sum(o[2] for o in outcomes) / n,
+        margin_sd=statistics.stdev(margins) if len(margins) > 1 else 0.0,
+    )
+
+
+def read_evaluations(path: str | Path) -> list[dict]:
+    """The records of a run's eval.jsonl."""
+    return [json.loads(line) for line in Path(path).read_text().splitlines() if line.strip()]
+
+
+def plot_learning_curve(runs: list[str | Path], out: str | Path, title: str = "") -> None:
+    """Win rate (with 95% CI) and mean margin against each evaluation opponent, by learner step, as a PNG.
+
+    ``runs`` are run directories (or eval.jsonl files) in training order: a run started from another's
+    checkpoint (``init``) continues its curve, its steps offset by the steps already trained.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    series: dict[str, list[tuple[int, float, float, float, float]]] = {}
+    offset = 0
+    for run in runs:
+        path = Path(run)
+        records = read_evaluations(path / "eval.jsonl" if path.is_dir() else path)
+        for record in records:
+            for name, r in record["results"].items():
+                low, high = r["ci95"]
+                point = (offset + record["step"], r["win_rate"], low, high, r["mean_margin"])
+                series.setdefault(name, []).append(point)
+        offset += max((r["step"] for r in records), default=0)
+    fig, (wins, margin) = plt.subplots(1, 2, figsize=(11, 4))
+    for name, points in series.items():
+        steps, rate, low, high, mean_margin = (list(column) for column in zip(*points, strict=True))
+        wins.plot(steps, rate, marker="o", label=f"vs three {name}")
+        wins.fill_between(steps, low, high, alpha=0.2)
+        margin.plot(steps, mean_margin, marker="o", label=f"vs three {name}")
+    wins.axhline(0.25, color="grey", linestyle="--", linewidth=1, label="parity (25%)")
+    wins.set(xlabel="learner steps (PPO)", ylabel="win rate (95% CI)", ylim=(0, 1))
+    margin.axhline(0, color="grey", linestyle="--", linewidth=1)
+    margin.set(xlabel="learner steps (PPO)", ylabel="mean margin (own - best other)")
+    wins.legend()
+    margin.legend()
+    fig.suptitle(title or "evaluation during training (4 players, study rules)")
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m training.evaluate CHECKPOINT [--opponent fg] [--games 200]``: strength of a checkpoint."""
+    import argparse
+
+    from agents.ppo_player import DEFAULT_CHECKPOINT, read_checkpoint
+
+    parser = argparse.ArgumentParser(description=main.__doc__)
+    parser.add_argument("checkpoint", help="a checkpoint .zip, or 'default' for the shipped one")
+    parser.add_argument("--opponent", action="append", help="opponent spec (repeatable; default fg and random)")
+    parser.add_argument("--games", type=int, default=200)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--sample", action="store_true", help="sample moves instead of the most probable one")
+    parser.add_argument("--out", help="append the results as one JSON line to this file")
+    args = parser.parse_args(argv)
+    path = DEFAULT_CHECKPOINT if args.checkpoint == "default" else Path(args.checkpoint)
+    settings, state = read_checkpoint(path)
+    rules = Rules.from_dict(settings["rules"])
+    with evaluation_pool(args.workers) as pool:
+        for opponent in args.opponent or ["fg", "random"]:
+            started = time.monotonic()
+            result = evaluate(settings, state, opponent, args.games, rules, pool, args.seed, not args.sample)
+            print(f"{path}: {result} ({time.monotonic() - started:.0f} s)", flush=True)
+            if args.out:
+                with open(args.out, "a") as handle:
+                    handle.write(json.dumps({"checkpoint": str(path), **result.to_dict()}) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,125 @@
+"""The policy network: a small CNN over the kingdom planes and an MLP over the line features, one shared trunk.
+
+Placement logits come straight from the convolution map (one output channel per direction), so the
+network scores ``place(r, c, d)`` at the frame cell it concerns; pick logits score each next-line
+domino by how well it fits the observer's kingdom (the domino's embedding meets every cell of the map,
+max-pooled); discard and the value read the shared trunk. Sized for fast CPU inference at batch one.
+"""
+
+from __future__ import annotations
+
+import torch
+from gymnasium import spaces
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
+from torch import nn
+
+from kdenv.actions import MAX_LINE
+from kdenv.encoding import DOMINO_WIDTH, PLACEMENT_PLANES, PLANES_PER_KINGDOM, feature_layout
+
+
+def _table(observation_space: spaces.Dict) -> tuple[int, int, int]:
+    """(planes C, frame width F, players P) of an encoder's observation space."""
+    planes, width, _ = observation_space["board"].shape
+    return planes, width, (planes - PLACEMENT_PLANES) // PLANES_PER_KINGDOM
+
+
+class ResidualBlock(nn.Module):
+    """Two 3x3 convolutions with a skip connection."""
+
+    def __init__(self, channels: int) -> None:
+        super().__init__()
+        self.conv1 = nn.Conv2d(channels, channels, 3, padding=1)
+        self.conv2 = nn.Conv2d(channels, channels, 3, padding=1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.relu(x + self.conv2(torch.relu(self.conv1(x))))
+
+
+class KingdomExtractor(BaseFeaturesExtractor):
+    """Shared trunk: returns [conv map (channels*F*F) | trunk vector (hidden) | slot fits (L*channels)] flat."""
+
+    def __init__(self, observation_space: spaces.Dict, channels: int = 32, blocks: int = 2, hidden: int = 128):
+        planes, width, players = _table(observation_space)
+        num_features = observation_space["features"].shape[0]
+        super().__init__(observation_space, channels * width * width + hidden + MAX_LINE * channels)
+        self.channels, self.width, self.hidden = channels, width, hidden
+        next_line = feature_layout(players)["next_line"]
+        self.slot_width = DOMINO_WIDTH + players
+        self.next_line = slice(next_line.start, next_line.start + MAX_LINE * self.slot_width)
+        self.stem = nn.Conv2d(planes, channels, 3, padding=1)
+        self.condition = nn.Linear(num_features, channels)  # the held domino, the line... as a bias per channel
+        self.blocks = nn.Sequential(*[ResidualBlock(channels) for _ in range(blocks)])
+        self.vector = nn.Sequential(nn.Linear(num_features, hidden), nn.ReLU())
+        self.trunk = nn.Sequential(nn.Linear(hidden + 2 * channels, hidden), nn.ReLU())
+        self.slot = nn.Linear(self.slot_width, channels)
+
+    def forward(self, observations: dict[str, torch.Tensor]) -> torch.Tensor:
+        board, features = observations["board"], observations["features"]
+        batch = board.shape[0]
+        x = torch.relu(self.stem(board) + self.condition(features)[:, :, None, None])
+        x = self.blocks(x)  # (B, channels, F, F)
+        pooled = torch.cat([x.mean(dim=(2, 3)), x.amax(dim=(2, 3))], dim=1)
+        trunk = self.trunk(torch.cat([self.vector(features), pooled], dim=1))
+        slots = self.slot(features[:, self.next_line].reshape(batch, MAX_LINE, self.slot_width))
+        fits = torch.relu(x.flatten(2)[:, None, :, :] + slots[:, :, :, None]).amax(dim=3)  # (B, L, channels)
+        return torch.cat([x.flatten(1), trunk, fits.flatten(1)], dim=1)
+
+
+class KingdomHeads(nn.Module):
+    """Policy logits over the whole action codec and the value's latent, from the extractor's output."""
+
+    def __init__(self, channels: int, width: int, hidden: int) -> None:
+        super().__init__()
+        self.channels, self.width, self.hidden = channels, width, hidden
+        self.latent_dim_pi = 4 * width * width + 1 + MAX_LINE  # the logits themselves
+        self.latent_dim_vf = hidden
+        self.place = nn.Conv2d(channels, 4, 1)
+        self.discard = nn.Linear(hidden, 1)
+        self.pick = nn.Sequential(nn.Linear(channels + hidden, hidden), nn.ReLU(), nn.Linear(hidden, 1))
+        self.value = nn.Sequential(nn.Linear(hidden, hidden), nn.ReLU())
+
+    def _split(self, features: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        spatial = self.channels * self.width * self.width
+        batch = features.shape[0]
+        x = features[:, :spatial].reshape(batch, self.channels, self.width, self.width)
+        trunk = features[:, spatial : spatial + self.hidden]
+        fits = features[:, spatial + self.hidden :].reshape(batch, MAX_LINE, self.channels)
+        return x, trunk, fits
+
+    def forward_actor(self, features: torch.Tensor) -> torch.Tensor:
+        x, trunk, fits = self._split(features)
+        place = self.place(x).permute(0, 2, 3, 1).flatten(1)  # (B, F*F*4): index 4*(r*F + c) + d
+        picks = torch.cat([fits, trunk[:, None, :].expand(-1, MAX_LINE, -1)], dim=2)
+        return torch.cat([place, self.discard(trunk), self.pick(picks).squeeze(2)], dim=1)
+
+    def forward_critic(self, features: torch.Tensor) -> torch.Tensor:
+        return self.value(self._split(features)[1])
+
+    def forward(self, features: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        return self.forward_actor(features), self.forward_critic(features)
+
+
+class KingdomPolicy(MaskableActorCriticPolicy):
+    """MaskablePPO policy whose actor head is :class:`KingdomHeads` (its logits feed the masked distribution)."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        kwargs.setdefault("features_extractor_class", KingdomExtractor)
+        super().__init__(*args, **kwargs)
+
+    def _build_mlp_extractor(self) -> None:
+        extractor = self.features_extractor
+        self.mlp_extractor = KingdomHeads(extractor.channels, extractor.width, extractor.hidden)
+
+    def _build(self, lr_schedule) -> None:
+        super()._build(lr_schedule)
+        self.action_net = nn.Identity()  # the heads already give one logit per action
+        for layer in (self.mlp_extractor.place, self.mlp_extractor.discard, self.mlp_extractor.pick[-1]):
+            nn.init.orthogonal_(layer.weight, gain=0.01)
+            nn.init.zeros_(layer.bias)
+        self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
+
+
+def policy_kwargs(channels: int, blocks: int, hidden: int) -> dict:
+    """The ``policy_kwargs`` that build the network of a given size (saved with each checkpoint)."""
+    return {"features_extractor_kwargs": {"channels": channels, "blocks": blocks, "hidden": hidden}}

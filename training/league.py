@@ -1,0 +1,143 @@
+"""The self-play league: a pool of past policies and the per-episode choice of opponents.
+
+The trainer (main process) keeps a :class:`League`: snapshot files of the learner and, for each, how
+often the learner has beaten it lately. Each environment process keeps an :class:`OpponentSampler`
+that the trainer updates (opponent mix of the curriculum stage, snapshot weights, latest weights);
+at every episode it draws each opponent seat independently from the mix. ``latest`` is the learner's
+current policy, ``snapshot`` a past one (snapshots the learner still loses to are drawn more often
+when ``prioritise`` is on), any other name a player spec such as ``fg``.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from agents.base import Player
+
+
+@dataclass
+class Snapshot:
+    """One past policy in the pool and the learner's recent record against it."""
+
+    path: str
+    step: int
+    games: float = 0.0  # exponentially discounted counts, so old results fade
+    learner_wins: float = 0.0
+
+    def learner_win_rate(self) -> float:
+        return (self.learner_wins + 1.0) / (self.games + 2.0)  # Beta(1, 1) prior
+
+
+@dataclass
+class League:
+    """The pool of snapshots, oldest first; saved with each checkpoint so that a resumed run keeps it."""
+
+    pool_size: int = 10
+    prioritise: bool = True
+    snapshots: list[Snapshot] = field(default_factory=list)
+    decay: float = 0.99
+
+    def add(self, path: str, step: int) -> None:
+        """Put a new snapshot in the pool, dropping the oldest beyond ``pool_size``."""
+        self.snapshots.append(Snapshot(path, step))
+        del self.snapshots[: max(0, len(self.snapshots) - self.pool_size)]
+
+    def record(self, path: str, learner_share: float) -> None:
+        """The learner beat (1), lost to (0) or shared with a table that held snapshot ``path``."""
+        for snapshot in self.snapshots:
+            if snapshot.path == path:
+                snapshot.games = snapshot.games * self.decay + 1.0
+                snapshot.learner_wins = snapshot.learner_wins * self.decay + learner_share
+
+    def weights(self) -> list[tuple[str, float]]:
+        """(path, sampling weight) of each snapshot: (1 - learner win rate)^2 when prioritising, else uniform."""
+        if not self.prioritise:
+            return [(s.path, 1.0) for s in self.snapshots]
+        return [(s.path, (1.0 - s.learner_win_rate()) ** 2 + 0.02) for s in self.snapshots]
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> League:
+        snapshots = [Snapshot(**s) for s in data.get("snapshots", [])]
+        return cls(data["pool_size"], data["prioritise"], snapshots, data.get("decay", 0.99))
+
+
+class OpponentSampler:
+    """Draws the opponents of each episode inside an environment process (networks run on CPU, batch one)."""
+
+    def __init__(self, num_opponents: int, mix: dict[str, float], settings: dict, seed: int | None = None) -> None:
+        self.num_opponents = num_opponents
+        self.mix = dict(mix)
+        self.settings = settings  # checkpoint settings of the learner's network
+        self.rng = random.Random(seed)
+        self.snapshots: list[tuple[str, float]] = []
+        self._latest = None  # the learner's policy as last sent
+        self._policies: dict[str, Any] = {}  # snapshot path -> policy
+        self._scripted: dict[str, list[Player]] = {}  # spec -> one player per seat
+
+    def update(
+        self, mix: dict[str, float] | None = None, snapshots: list[tuple[str, float]] | None = None, latest=None
+    ) -> None:
+        """New opponent mix, snapshot weights and/or latest weights from the trainer."""
+        if mix is not None:
+            self.mix = dict(mix)
+        if snapshots is not None:
+            self.snapshots = list(snapshots)
+            keep = {path for path, _ in self.snapshots}
+            self._policies = {p: policy for p, policy in self._policies.items() if p in keep}
+        if latest is not None:
+            from agents.ppo_player import build_policy
+
+            if self._latest is None:
+                self._latest = build_policy(self.settings)
+            self._latest.load_state_dict(latest)
+
+    def _choose(self) -> str:
+        """One opponent name: a spec, 'latest', or a snapshot path (unavailable league entries fall back)."""
+        mix = dict(self.mix)
+        if not self.snapshots:
+            mix.pop("snapshot", None)
+        if self._latest is None:
+            mix.pop("latest", None)
+        if not mix:
+            return "random"
+        name = self.rng.choices(list(mix), weights=list(mix.values()))[0]
+        if name == "snapshot":
+            paths, weights = zip(*self.snapshots, strict=True)
+            return self.rng.choices(paths, weights=weights)[0]
+        return name
+
+    def _policy_player(self, name: str, seat: int) -> Player:
+        from agents.ppo_player import PPOPlayer, build_policy, read_checkpoint
+
+        if name == "latest":
+            policy = self._latest
+        else:
+            if name not in self._policies:
+                settings, state = read_checkpoint(name)
+                self._policies[name] = build_policy(settings, state, f"snapshot {name!r}")
+            policy = self._policies[name]
+        player = PPOPlayer.from_policy(self.settings, policy)
+        player.spec = "ppo:latest" if name == "latest" else f"ppo:{name}"
+        return player
+
+    def sample(self) -> tuple[list[Player], list[str]]:
+        """Players for the opponent seats of the next episode, and their names."""
+        from agents.registry import make_player
+
+        players, names = [], []
+        for seat in range(self.num_opponents):
+            name = self._choose()
+            if name == "latest" or name.endswith(".zip"):
+                players.append(self._policy_player(name, seat))
+            else:
+                seats = self._scripted.setdefault(name, [])
+                while len(seats) <= seat:
+                    seats.append(make_player(name))
+                players.append(seats[seat])
+            names.append(name)
+        return players, names
