@@ -62,9 +62,9 @@ def build_policy(settings: dict[str, Any], state: dict | None = None, where: str
     """The KingdomPolicy network that ``settings`` describe, with ``state`` loaded (CheckpointError on mismatch)."""
     from gymnasium import spaces
 
+    from agents.policy_network import KingdomPolicy, policy_kwargs
     from kdenv.actions import num_actions
     from kdenv.encoding import ObservationEncoder
-    from training.features import KingdomPolicy, policy_kwargs
 
     try:
         encoder = ObservationEncoder(int(settings["num_players"]), int(settings["kingdom_size"]))

@@ -31,11 +31,11 @@ from stable_baselines3.common.logger import configure as configure_logger
 from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
+from agents.policy_network import KingdomPolicy, policy_kwargs
 from agents.ppo_player import CHECKPOINT_FORMAT, SETTINGS_ENTRY, WEIGHTS_ENTRY, read_checkpoint
 from training.bc import behaviour_clone
 from training.config import ConfigError, TrainConfig, config_from_dict
 from training.evaluate import evaluate, evaluation_pool
-from training.features import KingdomPolicy, policy_kwargs
 from training.league import League, OpponentSampler
 
 CONFIG_FILE = "config.yaml"

@@ -5,9 +5,9 @@ from __future__ import annotations
 import torch
 from gymnasium import spaces
 
+from agents.policy_network import KingdomPolicy, policy_kwargs
 from kdenv.actions import discard_action, num_actions, pick_action
 from kdenv.encoding import ObservationEncoder
-from training.features import KingdomPolicy, policy_kwargs
 
 F = 9
 

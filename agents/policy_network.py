@@ -1,4 +1,5 @@
-"""The policy network: a small CNN over the kingdom planes and an MLP over the line features, one shared trunk.
+"""The policy network of ``ppo`` players and of training: a small CNN over the kingdom planes and an
+MLP over the line features, one shared trunk.
 
 Placement logits come straight from the convolution map (one output channel per direction), so the
 network scores ``place(r, c, d)`` at the frame cell it concerns; pick logits score each next-line
