@@ -24,7 +24,6 @@ import random
 from agents.base import Player
 from agents.gains import TerrainTable, centred_masks, hole_masks, placement_gain, terrain_table
 from kdenv.actions import num_actions
-from kdenv.frame import DIRECTIONS
 from kdenv.game import HARMONY_BONUS, MIDDLE_KINGDOM_BONUS, PICK, PLACE, Game
 from kdenv.kingdom import HALVES, Kingdom
 from kdenv.tiles import NUM_TERRAINS
@@ -37,17 +36,6 @@ def bonus(game: GameLike, occupied: int, discards: int) -> int:
     """Variant bonuses of a (hypothetical) kingdom with squares ``occupied`` under the game's rules."""
     middle, harmony = game.rules.bonuses(occupied, discards)
     return middle + harmony
-
-
-_STEPS: dict[int, tuple[int, ...]] = {}
-
-
-def _steps(width: int) -> tuple[int, ...]:
-    """Bit-index step from half A to half B for each direction."""
-    steps = _STEPS.get(width)
-    if steps is None:
-        steps = _STEPS[width] = tuple(dr * width + dc for dr, dc in DIRECTIONS)
-    return steps
 
 
 def _tables(kingdom: Kingdom, cache: dict) -> list[TerrainTable]:
@@ -118,7 +106,7 @@ def best_placement_value(
     mk = MIDDLE_KINGDOM_BONUS if rules.middle_kingdom and not occupied & ~window else 0
     inside = (masks[0] & pairs[0], masks[1] & pairs[1], masks[2] & pairs[2], masks[3] & pairs[3])
     outside = (masks[0] ^ inside[0], masks[1] ^ inside[1], masks[2] ^ inside[2], masks[3] ^ inside[3])
-    steps = _steps(kingdom.frame.width)
+    steps = kingdom.frame.steps
     return max(
         max_gain(tables, number, inside, steps) + mk + harmony,
         max_gain(tables, number, outside, steps) + harmony,
@@ -200,7 +188,7 @@ class FullGreedy:
         line, claims = game.line, game.claims
         free = [i for i, owner in enumerate(claims) if owner < 0]
         f = kingdom.frame
-        steps = _steps(f.width)
+        steps = f.steps
         tables = _tables(kingdom, self.cache)
         discards = kingdom.discards
         options = []
@@ -255,7 +243,7 @@ class FullGreedy:
             top = max(options)[0]
             return [(action, slot) for value, action, slot in options if value == top]
         f = kingdom.frame
-        steps = _steps(f.width)
+        steps = f.steps
         tables = _tables(kingdom, self.cache)
         rules, discards = game.rules, kingdom.discards
         window, _ = centred_masks(f.size)
@@ -304,7 +292,7 @@ def _occupied_after(game: GameLike, action: int) -> int:
     """The current player's squares once placement ``action`` is played."""
     kingdom = game.kingdoms[game.current_player]
     a = action >> 2
-    return kingdom.occupied | (1 << a) | (1 << (a + _steps(kingdom.frame.width)[action & 3]))
+    return kingdom.occupied | (1 << a) | (1 << (a + kingdom.frame.steps[action & 3]))
 
 
 def _top(options: list[tuple[int, int]], rng: random.Random) -> int:
@@ -329,7 +317,7 @@ class GreedyPlacement:
         kingdom = game.kingdoms[game.current_player]
         number = game.held_domino
         masks = study_masks(kingdom, raw)
-        steps = _steps(kingdom.frame.width)
+        steps = kingdom.frame.steps
         tables = _tables(kingdom, self.cache)
         options = []
         for d in range(4):

@@ -22,6 +22,7 @@ class Frame:
         self.cells = width * width
         self.all = (1 << self.cells) - 1
         self.centre = size - 1
+        self.steps = tuple(dr * width + dc for dr, dc in DIRECTIONS)  # bit step from half A to half B
         self.castle_index = self.centre * width + self.centre
         self.castle_bit = 1 << self.castle_index
         col0 = sum(1 << (r * width) for r in range(width))

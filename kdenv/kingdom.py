@@ -104,9 +104,8 @@ class Kingdom:
     def place(self, number: int, action: int) -> tuple[int, int]:
         """Place domino ``number`` by a placement action assumed legal; returns the two cell indices."""
         f = self.frame
-        cell_a, d = action >> 2, action & 3
-        dr, dc = DIRECTIONS[d]
-        cell_b = cell_a + dr * f.width + dc
+        cell_a = action >> 2
+        cell_b = cell_a + f.steps[action & 3]
         ta, ca, tb, cb = HALVES[number]
         a, b = 1 << cell_a, 1 << cell_b
         self.occupied |= a | b

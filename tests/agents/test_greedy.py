@@ -8,7 +8,7 @@ import random
 import pytest
 
 from agents.gains import centred_masks, placement_gain
-from agents.greedy import FullGreedy, GreedyPlacement, _after, _steps, _tables, bonus
+from agents.greedy import FullGreedy, GreedyPlacement, _after, _tables, bonus
 from kdenv.actions import num_actions
 from kdenv.game import OVER, PICK, PLACE, Game
 from kdenv.kingdom import Kingdom
@@ -54,7 +54,7 @@ def test_placement_gain_and_tables_match_the_engine(num_players, rules, games):
         p = game.current_player
         kingdom, number = game.kingdoms[p], game.held_domino
         tables = _tables(kingdom, cache)
-        steps = _steps(kingdom.frame.width)
+        steps = kingdom.frame.steps
         for action in kingdom.legal_placements(number):
             a, b = action >> 2, (action >> 2) + steps[action & 3]
             after = placed(kingdom, number, action)
@@ -154,7 +154,7 @@ def decision(board: str, held: int, line: list[int], rules: Rules = STUDY_RULES)
 
 def cells_of(game: Game, action: int) -> tuple[int, int]:
     a = action >> 2
-    return a, a + _steps(game.kingdoms[0].frame.width)[action & 3]
+    return a, a + game.kingdoms[0].frame.steps[action & 3]
 
 
 def test_fg_puts_the_crowned_mine_next_to_the_mine():
@@ -211,7 +211,7 @@ def test_fg_leaves_no_single_square_hole_when_it_can():
         kingdom = game.kingdoms[0]
         a, b = cells_of(game, fg.act(game, random.Random(seed)))
         after = kingdom.copy()
-        after.place(1, 4 * a + [d for d in range(4) if a + _steps(kingdom.frame.width)[d] == b][0])
+        after.place(1, 4 * a + [d for d in range(4) if a + kingdom.frame.steps[d] == b][0])
         hole = kingdom.frame.cell(1, 0)
         neighbours = kingdom.frame.neighbours(1 << hole) & centred_masks(5)[0]
         assert neighbours & ~after.occupied, "FG sealed a single-square hole"
