@@ -14,8 +14,8 @@ from agents.base import Player
 from agents.greedy import FullGreedy, study_masks
 from agents.playout import EVALUATIONS, POLICIES, choice, number
 from kdenv.actions import num_actions
-from kdenv.frame import iter_bits
 from kdenv.game import PICK, PLACE
+from kdenv.kingdom import placement_actions
 from kdenv.view import PublicView
 
 
@@ -91,7 +91,7 @@ class SearchPlayer(Player):
         masks = self.candidate_masks(game)
         if masks is None:
             return [num_actions(game.rules.kingdom_size) - 5]
-        return [4 * cell + d for d in range(4) for cell in iter_bits(masks[d])]
+        return placement_actions(masks)
 
 
 def _key(game) -> tuple:

@@ -84,11 +84,3 @@ class Frame:
 def frame(size: int) -> Frame:
     """The shared Frame for kingdoms of ``size`` (5, or 7 in Mighty Duel)."""
     return Frame(size)
-
-
-def iter_bits(bits: int):
-    """Yield the indices of the set bits of ``bits``, lowest first."""
-    while bits:
-        low = bits & -bits
-        yield low.bit_length() - 1
-        bits ^= low

@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 from kdenv.actions import decode, num_actions
 from kdenv.errors import IllegalMoveError, KingdominoError
-from kdenv.kingdom import Kingdom, Property
+from kdenv.kingdom import Kingdom, Property, placement_actions
 from kdenv.rules import HARMONY_BONUS, MIDDLE_KINGDOM_BONUS, Rules
 from kdenv.tiles import NUM_DOMINOES
 
@@ -116,12 +116,7 @@ class Game:
     def legal_actions(self) -> list[int]:
         """Every legal action now, as integers of the action codec."""
         if self.phase == PLACE:
-            actions = []
-            for d, mask in enumerate(self._masks or self.placement_masks()):
-                while mask:
-                    low = mask & -mask
-                    actions.append(4 * low.bit_length() - 4 + d)
-                    mask ^= low
+            actions = placement_actions(self._masks or self.placement_masks())
             if not actions or self.rules.voluntary_discard:
                 actions.append(self._discard)
             return actions

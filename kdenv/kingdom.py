@@ -9,13 +9,24 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from kdenv.frame import DIRECTIONS, Frame, frame, iter_bits
+from kdenv.frame import DIRECTIONS, Frame, frame
 from kdenv.tiles import DOMINOES, NUM_TERRAINS, TERRAIN_LETTERS, parse_half
 
 HALVES: tuple[tuple[int, int, int, int], ...] = ((0, 0, 0, 0),) + tuple(
     (d.a.terrain, d.a.crowns, d.b.terrain, d.b.crowns) for d in DOMINOES
 )
 """HALVES[n] = (terrain A, crowns A, terrain B, crowns B) of domino n (index 0 unused)."""
+
+
+def placement_actions(masks: tuple[int, int, int, int]) -> list[int]:
+    """The placement actions (see kdenv.actions) of four half-A masks, one per direction."""
+    actions = []
+    for d, mask in enumerate(masks):
+        while mask:
+            low = mask & -mask
+            actions.append(4 * low.bit_length() - 4 + d)
+            mask ^= low
+    return actions
 
 
 class Property(NamedTuple):
@@ -76,7 +87,7 @@ class Kingdom:
 
     def legal_placements(self, number: int) -> list[int]:
         """Every legal placement of domino ``number`` as action integers (see kdenv.actions)."""
-        return [4 * cell + d for d, mask in enumerate(self.placement_masks(number)) for cell in iter_bits(mask)]
+        return placement_actions(self.placement_masks(number))
 
     def can_place(self, number: int) -> bool:
         e, s, w, n = self.placement_masks(number)
@@ -145,30 +156,31 @@ class Kingdom:
     def properties(self) -> list[Property]:
         """Every property (maximal connected one-terrain group), crowned or not."""
         f = self.frame
-        c1, c2, c3 = self.crowns[1], self.crowns[2], self.crowns[3]
         found = []
         for t, left in enumerate(self.terrain):
             while left:
                 comp = f.component(left & -left, left)
                 left ^= comp
-                crowns = (comp & c1).bit_count() + 2 * (comp & c2).bit_count() + 3 * (comp & c3).bit_count()
-                found.append(Property(t, comp.bit_count(), crowns, comp))
+                found.append(Property(t, comp.bit_count(), self.crowns_on(comp), comp))
         return found
 
     def property_score(self) -> int:
         """Sum over properties of squares x crowns (no variant bonus); floods only crowned properties."""
         f = self.frame
-        c1, c2, c3 = self.crowns[1], self.crowns[2], self.crowns[3]
-        crowned = c1 | c2 | c3
+        crowned = self.crowns[1] | self.crowns[2] | self.crowns[3]
         total = 0
         for squares in self.terrain:
             seeds = squares & crowned
             while seeds:
                 comp = f.component(seeds & -seeds, squares)
                 seeds &= ~comp
-                crowns = (comp & c1).bit_count() + 2 * (comp & c2).bit_count() + 3 * (comp & c3).bit_count()
-                total += comp.bit_count() * crowns
+                total += comp.bit_count() * self.crowns_on(comp)
         return total
+
+    def crowns_on(self, cells: int) -> int:
+        """The crowns on the squares ``cells`` (a frame bitboard)."""
+        c = self.crowns
+        return (cells & c[1]).bit_count() + 2 * (cells & c[2]).bit_count() + 3 * (cells & c[3]).bit_count()
 
     def largest_property(self) -> int:
         """Squares of the largest property, crowns ignored (the first tie-break)."""
@@ -176,7 +188,7 @@ class Kingdom:
 
     def total_crowns(self) -> int:
         """All crowns in the kingdom (the second tie-break)."""
-        return self.crowns[1].bit_count() + 2 * self.crowns[2].bit_count() + 3 * self.crowns[3].bit_count()
+        return self.crowns_on(self.occupied)
 
     def is_centred(self) -> bool:
         """Middle Kingdom: every square within S//2 rows and columns of the castle."""
