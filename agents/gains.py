@@ -16,6 +16,20 @@ from kdenv.kingdom import HALVES, Kingdom
 _TABLE_CACHE_LIMIT = 20_000  # about 2 kB a table
 
 
+def _totals(ids: int, sizes: list[int], crowns: list[int]) -> tuple[int, int, int]:
+    """Squares, crowns and score (squares x crowns) of the properties whose bits are set in ``ids``."""
+    squares = total_crowns = score = 0
+    j = 0
+    while ids:
+        if ids & 1:
+            squares += sizes[j]
+            total_crowns += crowns[j]
+            score += sizes[j] * crowns[j]
+        ids >>= 1
+        j += 1
+    return squares, total_crowns, score
+
+
 class TerrainTable:
     """The properties of one terrain and, per cell, the gain of laying a square of it there."""
 
@@ -33,17 +47,8 @@ class TerrainTable:
                 nb ^= low
                 if ids[x]:
                     # a second property next to x: recompute from the union of all of them
-                    both = ids[x] | bit
-                    ids[x] = both
-                    ss = cc = pp = 0
-                    j = 0
-                    while both:
-                        if both & 1:
-                            ss += sizes[j]
-                            cc += crowns[j]
-                            pp += sizes[j] * crowns[j]
-                        both >>= 1
-                        j += 1
+                    ids[x] |= bit
+                    ss, cc, pp = _totals(ids[x], sizes, crowns)
                     mult[x] = ss + 1
                     base[x] = (ss + 1) * cc - pp
                 else:
@@ -54,17 +59,7 @@ class TerrainTable:
 
     def pair_gain(self, a: int, b: int, crowns: int) -> int:
         """Score change of laying two adjacent squares a, b of this terrain carrying ``crowns`` in all."""
-        union = self.ids[a] | self.ids[b]
-        ss = cc = pp = 0
-        j = 0
-        sizes, crs = self.sizes, self.crowns
-        while union:
-            if union & 1:
-                ss += sizes[j]
-                cc += crs[j]
-                pp += sizes[j] * crs[j]
-            union >>= 1
-            j += 1
+        ss, cc, pp = _totals(self.ids[a] | self.ids[b], self.sizes, self.crowns)
         return (ss + 2) * (cc + crowns) - pp
 
     def with_square(self, f: Frame, x: int, crowns_x: int, y: int = -1, crowns_y: int = 0) -> TerrainTable:
