@@ -28,7 +28,7 @@ from agents.arena import play_game
 from kdenv.errors import KingdominoError
 from kdenv.game import Game
 from kdenv.rules import STUDY_RULES
-from training.stats import clustered_mean, t95, wilson
+from training.stats import clustered_mean, seat_outcome, t95, wilson
 
 SEATS = 4
 _players: dict[tuple[str, str], list] = {}  # per process: the players of each (agent, opponent) pair
@@ -44,15 +44,15 @@ def play_one(agent: str, opponent: str, seed: int, index: int) -> dict:
     players = others[:seat] + [test] + others[seat:]
     deal = seed + index // SEATS
     game = play_game(players, Game(SEATS, STUDY_RULES, seed=deal), seed=seed * 1_000_003 + index)
-    scores, winners = game.scores(), game.winners()
-    own = scores[seat]
+    scores = game.scores()
+    win, margin = seat_outcome(scores, game.winners(), seat)
     return {
         "game": index,
         "deal": deal,
         "seat": seat,
-        "win": 1.0 / len(winners) if seat in winners else 0.0,
-        "score": own,
-        "margin": own - max(s for p, s in enumerate(scores) if p != seat),
+        "win": win,
+        "score": scores[seat],
+        "margin": margin,
         "scores": scores,
     }
 

@@ -20,7 +20,7 @@ from typing import Any
 
 from kdenv.game import Game
 from kdenv.rules import Rules
-from training.stats import Z95, wilson
+from training.stats import Z95, seat_outcome, wilson
 
 
 @dataclass
@@ -76,9 +76,7 @@ def _play(settings: dict, state: dict, opponent: str, seeds: list[int], rules: d
         players = opponents[:seat] + [learner] + opponents[seat:]
         game = play_game(players, Game(n, Rules.from_dict(rules), seed=seed), seed=seed)
         scores = game.scores()
-        winners = game.winners()
-        best_other = max(s for p, s in enumerate(scores) if p != seat)
-        outcomes.append((1.0 / len(winners) if seat in winners else 0.0, scores[seat] - best_other, scores[seat]))
+        outcomes.append((*seat_outcome(scores, game.winners(), seat), scores[seat]))
     for player in opponents:
         player.close()
     return outcomes

@@ -97,6 +97,13 @@ class Results:
         return next(a for a in self.agents if a.agent == spec)
 
 
+def seat_outcome(scores: list[int], winners: list[int], seat: int) -> tuple[float, int]:
+    """(win share, margin) of ``seat``: a shared victory counts 1 / number of winners; the margin is
+    the seat's score minus the best other score."""
+    win = 1 / len(winners) if seat in winners else 0.0
+    return win, scores[seat] - max(s for other, s in enumerate(scores) if other != seat)
+
+
 def summarize(records: Iterable[dict]) -> Results:
     """Results of finished tournament records (each with ``agents``, ``final`` and ``tournament``)."""
     records = sorted(records, key=lambda r: r["tournament"]["game_id"])
@@ -108,11 +115,11 @@ def summarize(records: Iterable[dict]) -> Results:
         placings, deal = record["tournament"]["placings"], record["tournament"]["deal"]
         for seat, spec in enumerate(agents):
             row = seen.setdefault(spec, {k: [] for k in ("deal", "win", "score", "margin", "placing")})
-            best_other = max(s for other, s in enumerate(scores) if other != seat)
+            win, margin = seat_outcome(scores, winners, seat)
             row["deal"].append(deal)
-            row["win"].append(1 / len(winners) if seat in winners else 0.0)
+            row["win"].append(win)
             row["score"].append(scores[seat])
-            row["margin"].append(scores[seat] - best_other)
+            row["margin"].append(margin)
             row["placing"].append(placings[seat] + 1)
             for other, other_spec in enumerate(agents):
                 if other_spec != spec:
