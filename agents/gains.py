@@ -124,6 +124,15 @@ def placement_gain(tables: list[TerrainTable], number: int, a: int, b: int) -> i
     return t.base[a] + ca * t.mult[a] + u.base[b] + cb * u.mult[b]
 
 
+def joined_squares(tables: list[TerrainTable], number: int, a: int, b: int) -> int:
+    """Squares of the largest property that domino ``number`` ends up in, laid on cells a (half A) and b."""
+    ta, _, tb, _ = HALVES[number]
+    if ta == tb:
+        t = tables[ta]
+        return _totals(t.ids[a] | t.ids[b], t.sizes, t.crowns)[0] + 2
+    return max(tables[ta].mult[a], tables[tb].mult[b])
+
+
 def centred_masks(size: int) -> tuple[int, tuple[int, int, int, int]]:
     """The S x S window centred on the castle, and per direction the half-A cells of dominoes inside it."""
     if size not in _CENTRED:

@@ -1,7 +1,8 @@
 """``mce``: flat Monte Carlo evaluation of whole turns (placement + pick), as in the study.
 
-Each candidate turn is played on a fresh ``view.determinize(rng)`` copy and the game is finished with
-the playout policy; the turn with the best mean evaluation wins. Candidates are Full Greedy's
+Each playout plays a candidate turn and finishes the game with the playout policy in the compiled
+kernel (``agents.playout.Playouts``), the unseen dominoes reshuffled each time as by ``determinize``;
+the turn with the best mean evaluation wins. Candidates are Full Greedy's
 (placement, pick) options ranked by its value, the best ``width`` of them (``width=0``: all).
 Playouts are shared out by successive halving (``select=halving``, the default: rounds of equal
 playouts per surviving candidate, the worse half dropped after each) or evenly (``select=even``).
@@ -15,10 +16,9 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-from agents.playout import choice, evaluate, number, play_out
+from agents.playout import Playouts, choice, number
 from agents.search import SearchPlayer
 from kdenv.actions import num_actions
-from kdenv.game import Game
 from kdenv.view import PublicView
 
 DEFAULT_WIDTH = 10
@@ -60,16 +60,12 @@ class MonteCarloPlayer(SearchPlayer):
         if len(turns) == 1:
             return turns[0]
         first_pick = num_actions(view.rules.kingdom_size) - 4
-        seat, rng, policy, how, fg = self.seat, self.rng, self.policy, self.evaluation, self.fg
+        playouts = Playouts(view, self.policy, self.seat, self.evaluation)
 
         def playout(turn: tuple[int, int]) -> float:
-            game: Game = view.determinize(rng)
             action, slot = turn
-            if action >= 0:
-                game.step(action)
-            if slot >= 0:
-                game.step(first_pick + slot)
-            return evaluate(play_out(game, policy, seat, rng, fg), seat, how)
+            first = ((action,) if action >= 0 else ()) + ((first_pick + slot,) if slot >= 0 else ())
+            return playouts.values(self.rng, first)[self.seat]
 
         return turns[self._share_out(len(turns), lambda i: playout(turns[i]))]
 

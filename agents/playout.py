@@ -1,4 +1,7 @@
-"""Playouts for Monte Carlo players: finish a determinized game with a playout policy, then score it.
+"""Playouts for Monte Carlo players: finish a game with a playout policy, then score it.
+
+Search players run :class:`Playouts`, the compiled kernel (``agents.kernel``); :func:`play_out` is the
+same in pure Python over the engine (the reference the kernel is tested and benchmarked against).
 
 Policies (the study's): ``random``; ``fg`` Full Greedy for everyone; ``eg`` epsilon-greedy (each
 decision is random with probability 0.75, Full Greedy otherwise); ``pg`` player-greedy (Full Greedy
@@ -10,10 +13,12 @@ for the searching player, random for the others). Evaluations of a finished game
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from agents.greedy import FullGreedy
+from agents.kernel import POLICY_CODES, Snapshot
 from kdenv.game import OVER, Game
+from kdenv.view import PublicView
 
 POLICIES = ("random", "fg", "eg", "pg")
 EVALUATIONS = ("wdl", "p", "r")
@@ -43,25 +48,36 @@ def play_out(game: Game, policy: str, seat: int, rng: random.Random, fg: FullGre
     return game
 
 
-def evaluate(game: Game, seat: int, how: str) -> float:
-    """The value of a finished game for ``seat`` by evaluation ``how`` (see the module docstring)."""
-    return evaluate_all(game, how)[seat]
+class Playouts:
+    """Compiled playouts from one state, for the player in ``seat``: every player's value of the game
+    finished with ``policy`` and scored by ``how``. The unseen dominoes are reshuffled at each playout, so
+    a public view is enough (a determinized copy also does: its draw order was a random one already)."""
+
+    def __init__(self, game: Game | PublicView, policy: str, seat: int, how: str) -> None:
+        self.snapshot = Snapshot(game)
+        self.policy, self.seat, self.how = POLICY_CODES[policy], seat, how
+
+    def values(self, rng: random.Random, first: tuple[int, ...] = ()) -> list[float]:
+        """Play the actions ``first``, then the policy to the end: every player's value."""
+        standings = self.snapshot.playout(rng, self.policy, self.seat, first, EPSILON)
+        return values(standings.tolist(), self.how)
 
 
-def evaluate_all(game: Game, how: str) -> list[float]:
-    """The value of a finished game for every player (one scoring pass)."""
-    n = game.num_players
+def values(standings: Sequence[Sequence[int]], how: str) -> list[float]:
+    """Every player's value by evaluation ``how`` from the final standings: (score, ...) rows, which for
+    ``wdl`` must be whole standings (score, largest property, crowns) as they decide the winners."""
     if how == "wdl":
-        winners = game.winners()
-        return [1.0 / len(winners) if p in winners else 0.0 for p in range(n)]
-    scores = game.scores()
+        best = max(standings)
+        winners = [p for p, standing in enumerate(standings) if standing == best]
+        return [1.0 / len(winners) if p in winners else 0.0 for p in range(len(standings))]
+    scores = [standing[0] for standing in standings]
     if how == "p":
         return [s / 100.0 for s in scores]
-    values = []
+    result = []
     for p, own in enumerate(scores):
         best = max(s for q, s in enumerate(scores) if q != p)
-        values.append(own / (own + best) if own + best else 0.5)
-    return values
+        result.append(own / (own + best) if own + best else 0.5)
+    return result
 
 
 # ----- reading spec options (strings) ----------------------------------------------------------

@@ -3,11 +3,12 @@
 Each iteration deals a fresh ``view.determinize(rng)`` copy and walks the tree from the root: at a node
 the actions are the candidate moves of that copy (Full Greedy's filtered placements unless ``prune=0``,
 or the free picks). Untried actions come first (at the root in Full Greedy's order, deeper in random
-order): the first one is added and the game finished with the playout policy. Once all are tried, an
-action is chosen by UCB1, ``mean + C * sqrt(ln N / n)``, from the point of view of the player making
-it. The evaluation of every player is backed up along the path. Where an action ends a round, the
-next line drawn differs between copies, so the node reached is keyed by that line too. The move
-played is the most visited root action (and, when placing, its most visited pick).
+order): the first one is added and the game finished with the playout policy (in the compiled
+kernel). Once all are tried, an action is chosen by UCB1, ``mean + C * sqrt(ln N / n)``, from the
+point of view of the player making it. The evaluation of every player is backed up along the path.
+Where an action ends a round, the next line drawn differs between copies, so the node reached is
+keyed by that line too. The move played is the most visited root action (and, when placing, its
+most visited pick).
 
 Spec: ``uct:seconds=1`` (options: policy random|fg|eg|pg, eval wdl|p|r, seconds=S or playouts=N per
 decision, clock wall|cpu, c=0.6, prune 0|1).
@@ -17,7 +18,7 @@ from __future__ import annotations
 
 import math
 
-from agents.playout import evaluate_all, number, play_out
+from agents.playout import Playouts, number
 from agents.search import SearchPlayer
 from kdenv.actions import num_actions
 from kdenv.game import OVER, PICK, Game
@@ -134,7 +135,7 @@ class UCTPlayer(SearchPlayer):
             if child is None:
                 child = edge.nodes[key] = Node()
             node = child
-        values = evaluate_all(play_out(game, self.policy, self.seat, rng, self.fg), self.evaluation)
+        values = Playouts(game, self.policy, self.seat, self.evaluation).values(rng)
         for node, edge in path:
             node.visits += 1
             edge.visits += 1

@@ -40,15 +40,19 @@ the slices by name)::
 V = 230 at 4 players, 221 at 3, 212 at 2.
 
 ``action_mask(state)`` is the int8 mask over the action codec of :mod:`kdenv.actions`, equal to
-``state.legal_actions()``. The encoder keeps each seat's planes (rebuilt, vectorised from the bitboards,
-only when that kingdom changed: once per placement) and the features that change only between rounds, so
-an observation is mostly a copy.
+``state.legal_actions()``.
+
+Observations are built incrementally: the encoder keeps every seat's planes and updates only the cells
+whose bits changed since it last saw that kingdom (two squares and the cells that left the window, once
+per placement), keeps the scores until a kingdom changes, and the line and unseen features until a new
+line is drawn (the engine replaces its line lists at each draw, never edits them, so their identity marks
+a round). An observation is then two copies and a few dozen feature writes.
 """
 
 from __future__ import annotations
 
 from array import array
-from functools import cache, lru_cache
+from functools import lru_cache
 
 import numpy as np
 from gymnasium import spaces
@@ -56,7 +60,7 @@ from gymnasium import spaces
 from kdenv.actions import MAX_LINE, discard_action, num_actions
 from kdenv.frame import frame
 from kdenv.game import OVER, PICK, PLACE
-from kdenv.kingdom import HALVES
+from kdenv.kingdom import HALVES, Kingdom
 from kdenv.rules import Rules
 from kdenv.tiles import MAX_CROWNS, NUM_DOMINOES, NUM_TERRAINS
 
@@ -65,6 +69,22 @@ CROWN_PLANE, CASTLE_PLANE, EMPTY_PLANE, WINDOW_PLANE = 6, 7, 8, 9
 PLACEMENT_PLANES = 4
 DOMINO_WIDTH = 2 * (NUM_TERRAINS + 1) + 1
 SCORE_SCALE = 100.0
+
+BITBOARD_PLANES: tuple[tuple[int, float, float], ...] = (
+    *((t, 1.0, 0.0) for t in range(NUM_TERRAINS)),
+    *((CROWN_PLANE, k / MAX_CROWNS, 0.0) for k in range(1, MAX_CROWNS + 1)),
+    (EMPTY_PLANE, 0.0, 1.0),
+    (WINDOW_PLANE, 1.0, 0.0),
+)
+"""For each bitboard of :func:`kingdom_bitboards`: the plane it draws, the value of a cell where its bit is
+set, and where it is not (a square has one number of crowns, so the crown boards share a plane). The
+castle plane never changes."""
+
+
+def kingdom_bitboards(kingdom: Kingdom) -> tuple[int, ...]:
+    """The bitboards the planes are made of: terrain 0..5, crowns 1..3, occupied, window."""
+    crowns = kingdom.crowns
+    return (*kingdom.terrain, crowns[1], crowns[2], crowns[3], kingdom.occupied, kingdom.window)
 
 
 def num_planes(num_players: int) -> int:
@@ -106,40 +126,28 @@ DOMINO_ENTRIES = _domino_entries()
 """DOMINO_ENTRIES[n]: the non-zero (offset, value) pairs of domino n's 15 numbers (n = 0: none)."""
 
 
-@cache
-def _unpacker(size: int):
-    """unpack(boards) -> (len(boards), cells) uint8 0/1 array of Python-int bitboards of a frame size."""
+def _unpack(boards: tuple[int, ...], cells: int) -> np.ndarray:
+    """Bitboards as a (len(boards), cells) uint8 array of 0/1."""
+    size = (cells + 7) // 8
+    raw = np.frombuffer(b"".join([board.to_bytes(size, "little") for board in boards]), np.uint8)
+    return np.unpackbits(raw.reshape(len(boards), size), axis=1, count=cells, bitorder="little")
+
+
+@lru_cache(maxsize=256)
+def _placement(masks: tuple[int, int, int, int], size: int, voluntary_discard: bool) -> tuple[np.ndarray, array]:
+    """(action mask, flat placement planes) of a placement decision (shared: callers copy, never modify)."""
     cells = frame(size).cells
-    nbytes = (cells + 7) // 8
-
-    def unpack(boards) -> np.ndarray:
-        raw = np.frombuffer(b"".join(b.to_bytes(nbytes, "little") for b in boards), np.uint8)
-        return np.unpackbits(raw, bitorder="little").reshape(len(boards), nbytes * 8)[:, :cells]
-
-    return unpack
-
-
-@lru_cache(maxsize=256)
-def _placement_bits(masks: tuple[int, int, int, int], size: int) -> np.ndarray:
-    """The four placement bitboards as a (4, cells) 0/1 array (shared: do not modify)."""
-    return _unpacker(size)(masks)
-
-
-@lru_cache(maxsize=256)
-def _placement_mask(masks: tuple[int, int, int, int], size: int, voluntary_discard: bool) -> np.ndarray:
-    """The action mask of a placement decision (shared: callers copy it)."""
-    mask = np.zeros(num_actions(size), np.int8)
-    discard = discard_action(size)
-    mask[:discard] = _placement_bits(masks, size).T.ravel()
-    mask[discard] = voluntary_discard or not any(masks)
-    return mask
-
-
-@lru_cache(maxsize=256)
-def _placement_planes(masks: tuple[int, int, int, int], size: int) -> np.ndarray:
-    """The placement board planes (4, F, F) float32 of a placement decision (shared: do not modify)."""
-    width = frame(size).width
-    return _placement_bits(masks, size).astype(np.float32).reshape(PLACEMENT_PLANES, width, width)
+    mask = bytearray(num_actions(size))
+    planes = array("f", bytes(4 * PLACEMENT_PLANES * cells))
+    for d, bits in enumerate(masks):
+        while bits:
+            low = bits & -bits
+            bits ^= low
+            cell = low.bit_length() - 1
+            mask[4 * cell + d] = 1
+            planes[d * cells + cell] = 1.0
+    mask[discard_action(size)] = voluntary_discard or not any(masks)
+    return np.frombuffer(bytes(mask), np.int8), planes
 
 
 def action_mask(state) -> np.ndarray:
@@ -147,7 +155,7 @@ def action_mask(state) -> np.ndarray:
     rules = state.rules
     phase = state.phase
     if phase == PLACE:
-        return _placement_mask(state.placement_masks(), rules.kingdom_size, rules.voluntary_discard).copy()
+        return _placement(state.placement_masks(), rules.kingdom_size, rules.voluntary_discard)[0].copy()
     mask = np.zeros(num_actions(rules.kingdom_size), np.int8)
     if phase == PICK:
         first = discard_action(rules.kingdom_size) + 1
@@ -158,7 +166,7 @@ def action_mask(state) -> np.ndarray:
 
 
 class ObservationEncoder:
-    """Encodes public game states for one table size; keeps the planes of unchanged kingdoms."""
+    """Encodes public game states for one table size, incrementally (see the module docstring)."""
 
     def __init__(self, num_players: int, kingdom_size: int = 5) -> None:
         rules = Rules(kingdom_size=kingdom_size)
@@ -178,23 +186,23 @@ class ObservationEncoder:
                 "features": spaces.Box(0.0, np.inf, (self.num_features,), np.float32),
             }
         )
-        # planes = WEIGHTS @ bits + BIAS, bits rows: terrain 0..5, crowns 1..3, occupied, window.
-        weights = np.zeros((PLANES_PER_KINGDOM, NUM_TERRAINS + 5), np.float32)
-        for t in range(NUM_TERRAINS):
-            weights[t, t] = 1.0
-        for k in (1, 2, 3):
-            weights[CROWN_PLANE, NUM_TERRAINS + k - 1] = k / MAX_CROWNS
-        weights[EMPTY_PLANE, NUM_TERRAINS + 3] = -1.0
-        weights[WINDOW_PLANE, NUM_TERRAINS + 4] = 1.0
-        bias = np.zeros((PLANES_PER_KINGDOM, f.cells), np.float32)
-        bias[CASTLE_PLANE, f.castle_bit.bit_length() - 1] = 1.0
-        bias[EMPTY_PLANE] = 1.0
-        self._weights, self._bias = weights, bias
-        self._unpack = _unpacker(kingdom_size)
-        self._no_placement = np.zeros((PLACEMENT_PLANES, f.width, f.width), np.float32)
-        # per seat: (kingdom, occupied, discards, rules, planes, score) of the last kingdom seen
-        self._kingdoms: list[tuple | None] = [None] * num_players
-        self._round: tuple[tuple, array] | None = None  # (key, features) of _round_features
+        self._board_shape = (self.num_planes, f.width, f.width)
+        self._cells = f.cells
+        # A kingdom's planes = weights @ (its bitboards as 0/1 rows) + blank (the planes of no bit set).
+        self._weights = np.zeros((PLANES_PER_KINGDOM, len(BITBOARD_PLANES)), np.float32)
+        self._blank = np.zeros((PLANES_PER_KINGDOM, f.cells), np.float32)
+        self._blank[CASTLE_PLANE, f.castle_index] = 1.0
+        for j, (plane, on, off) in enumerate(BITBOARD_PLANES):
+            self._weights[plane, j] = on - off
+            self._blank[plane] = off
+        # Each seat's planes (flat), in seat order and then once more, so that the kingdoms seen from any
+        # observer (the observer's first, then the others by seat) are one slice.
+        self._planes = array("f", np.tile(self._blank.ravel(), 2 * num_players).tobytes())
+        # Per seat: [kingdom, occupied, discards, rules, bitboards, score] as last drawn into the planes.
+        self._seen: list[list] = [[None, -1, -1, None, (0,) * len(BITBOARD_PLANES), 0] for _ in range(num_players)]
+        self._scores = array("f", bytes(4 * 2 * num_players))  # score / 100 by seat, twice over like the planes
+        self._no_placement = array("f", bytes(4 * PLACEMENT_PLANES * f.cells))
+        self._lines: tuple = (None, None, None)  # (held list, line list, features) of the last round seen
         # Feature indices of each domino's non-zero numbers in each place it can appear.
         cur, nxt = self.layout["current_line"].start, self.layout["next_line"].start
         self._cur_at = [cur + i * (DOMINO_WIDTH + num_players + 2) for i in range(MAX_LINE)]
@@ -211,69 +219,91 @@ class ObservationEncoder:
         self._next_index = [_indices(at) for at in self._next_at]
         self._held_index = _indices(held)
 
-    def _kingdom(self, state, seat: int) -> tuple[np.ndarray, int]:
-        """(planes (10, F, F), score) of a seat's kingdom, rebuilt only when its content changed."""
+    def _refresh(self, state, seat: int) -> None:
+        """Bring a seat's planes and score up to date with its kingdom, if it changed."""
         k = state.kingdoms[seat]
-        cached = self._kingdoms[seat]
-        # Squares are only ever added, so the same kingdom object with the same squares and discards is unchanged.
-        if (
-            cached is not None and cached[0] is k and cached[1] == k.occupied and cached[2] == k.discards
-            and cached[3] is state.rules
-        ):  # fmt: skip
-            return cached[4], cached[5]
-        bits = self._unpack((*k.terrain, k.crowns[1], k.crowns[2], k.crowns[3], k.occupied, k.window))
-        planes = (self._weights @ bits.astype(np.float32) + self._bias).reshape(
-            PLANES_PER_KINGDOM, self.width, self.width
-        )
+        seen = self._seen[seat]
+        # Squares are only ever added, so the same kingdom object with as many squares and discards is unchanged.
+        if seen[0] is k and seen[1] == k.occupied and seen[2] == k.discards and seen[3] is state.rules:
+            return
+        bits = kingdom_bitboards(k)
+        if seen[0] is k:
+            self._redraw(seat, seen[4], bits)
+        else:
+            self._draw(seat, bits)
         score = state.score(seat)
-        self._kingdoms[seat] = (k, k.occupied, k.discards, state.rules, planes, score)
-        return planes, score
+        seen[:] = k, k.occupied, k.discards, state.rules, bits, score
+        self._scores[seat] = self._scores[seat + self.num_players] = score / SCORE_SCALE
+
+    def _draw(self, seat: int, bits: tuple[int, ...]) -> None:
+        """Draw a seat's planes whole (another kingdom: a new game, a copy), vectorised."""
+        drawn = (self._weights @ _unpack(bits, self._cells).astype(np.float32) + self._blank).ravel()
+        first = drawn.size * seat
+        twin = drawn.size * (seat + self.num_players)
+        view = np.frombuffer(self._planes, np.float32)
+        view[first : first + drawn.size] = view[twin : twin + drawn.size] = drawn
+
+    def _redraw(self, seat: int, old: tuple[int, ...], bits: tuple[int, ...]) -> None:
+        """Redraw the cells of a seat's planes whose bits changed from ``old`` to ``bits`` (the kingdom grew)."""
+        planes, cells = self._planes, self._cells
+        first = PLANES_PER_KINGDOM * cells * seat
+        twin = first + PLANES_PER_KINGDOM * cells * self.num_players
+        changed = [j for j in range(len(bits)) if bits[j] != old[j]]
+        for setting in (False, True):  # unset bits first: the crown boards share a plane
+            for j in changed:
+                plane, on, off = BITBOARD_PLANES[j]
+                x = bits[j] & ~old[j] if setting else old[j] & ~bits[j]
+                value = on if setting else off
+                while x:
+                    low = x & -x
+                    x ^= low
+                    cell = plane * cells + low.bit_length() - 1
+                    planes[first + cell] = planes[twin + cell] = value
 
     def score(self, state, seat: int) -> int:
-        """The score of a seat, variant bonuses included (shares the cache of the planes)."""
-        return self._kingdom(state, seat)[1]
+        """The score of a seat, variant bonuses included (kept until its kingdom changes)."""
+        self._refresh(state, seat)
+        return self._seen[seat][5]
 
     def _round_features(self, state) -> array:
         """A new features vector holding what changes only between rounds, whoever observes: the dominoes
-        of both lines and the unseen dominoes (the last one is cached)."""
-        unseen = state.unseen()
-        key = (tuple(state.held), tuple(state.line), tuple(unseen))
-        if self._round is None or self._round[0] != key:
+        of both lines and the unseen dominoes (kept while the engine's line lists stay the same objects)."""
+        held, line = state.held, state.line
+        if self._lines[0] is not held or self._lines[1] is not line:
             features = array("f", bytes(4 * self.num_features))
-            for number in unseen:
+            for number in state.unseen():
                 features[self._unseen_at + number] = 1.0
-            for i, number in enumerate(state.held):
+            for i, number in enumerate(held):
                 for at, value in zip(self._cur_index[i][number], self._values[number], strict=True):
                     features[at] = value
-            for i, number in enumerate(state.line):
+            for i, number in enumerate(line):
                 for at, value in zip(self._next_index[i][number], self._values[number], strict=True):
                     features[at] = value
-            self._round = (key, features)
-        return self._round[1][:]
+            self._lines = (held, line, features)
+        return self._lines[2][:]
 
     def encode(self, state, player: int) -> dict[str, np.ndarray]:
         """The observation of ``state`` (Game or PublicView) from ``player``'s point of view."""
         n = self.num_players
-        if state.num_players != n or state.rules.kingdom_size != self.kingdom_size:
+        rules = state.rules
+        if state.num_players != n or rules.kingdom_size != self.kingdom_size:
             raise ValueError(
                 f"encoder for {n} players at size {self.kingdom_size} got a {state.num_players}-player game "
-                f"at size {state.rules.kingdom_size}"
+                f"at size {rules.kingdom_size}"
             )
         phase, acting = state.phase, state.king
         features = self._round_features(state)
-        planes = []
-        score_at = self._score_at
-        for rel in range(n):
-            kingdom_planes, score = self._kingdom(state, (player + rel) % n)
-            planes.append(kingdom_planes)
-            features[score_at + rel] = score / SCORE_SCALE
+        for seat in range(n):
+            self._refresh(state, seat)
+        features[self._score_at : self._score_at + n] = self._scores[player : player + n]
         owner_at = self._cur_owner_at
         for i, owner in enumerate(state.queue):
-            features[owner_at[i] + (owner - player) % n] = 1.0
+            at = owner_at[i]
+            features[at + (owner - player) % n] = 1.0
             if phase == OVER or i < acting:
-                features[owner_at[i] + n] = 1.0
+                features[at + n] = 1.0
             elif i == acting:
-                features[owner_at[i] + n + 1] = 1.0
+                features[at + n + 1] = 1.0
         claim_at = self._next_claim_at
         for i, owner in enumerate(state.claims):
             if owner >= 0:
@@ -283,13 +313,19 @@ class ObservationEncoder:
             for at, value in zip(self._held_index[number], self._values[number], strict=True):
                 features[at] = value
             features[self._decision_at + 1] = 1.0
-            planes.append(_placement_planes(state.placement_masks(), self.kingdom_size))
+            placement = _placement(state.placement_masks(), self.kingdom_size, rules.voluntary_discard)[1]
         else:
-            planes.append(self._no_placement)
+            placement = self._no_placement
             if phase == PICK:
                 features[self._decision_at] = 1.0
         features[self._round_at] = state.round / self.rounds
-        return {"board": np.concatenate(planes), "features": np.frombuffer(features, np.float32)}
+        block = PLANES_PER_KINGDOM * self._cells
+        board = self._planes[block * player : block * (player + n)]
+        board += placement
+        return {
+            "board": np.frombuffer(board, np.float32).reshape(self._board_shape),
+            "features": np.frombuffer(features, np.float32),
+        }
 
 
 def _indices(at: int) -> list[tuple[int, ...]]:

@@ -54,8 +54,9 @@ follows the classic games' convention, that of ``TerminateIllegalWrapper(illegal
 move ends the game with -1 for the offender and 0 for the others (the reason is in
 ``infos[agent]["illegal_move"]``, and PettingZoo's illegal-move warning is logged). It is built into
 ``raw_env(illegal_reward=-1)`` rather than stacked as TerminateIllegalWrapper + AssertOutOfBoundsWrapper,
-because every wrapper layer costs tens of microseconds a turn in attribute forwarding, more than the whole
-observation; ``env()`` keeps PettingZoo's ``OrderEnforcingWrapper``.
+because every wrapper layer costs microseconds a turn in attribute forwarding; ``env()`` keeps PettingZoo's
+order checks with :class:`DirectOrderEnforcingWrapper`, an ``OrderEnforcingWrapper`` that forwards ``last``,
+``step`` and the per-turn attributes straight to ``raw_env``.
 
 ## Rewards
 
@@ -136,7 +137,48 @@ def terminal_rewards(game: Game, reward: str) -> list[float]:
 def env(**kwargs: Any) -> AECEnv:
     """The Kingdomino AEC env as users should get it: illegal moves end the game (-1), order enforced."""
     kwargs.setdefault("illegal_reward", -1.0)
-    return OrderEnforcingWrapper(raw_env(**kwargs))
+    return DirectOrderEnforcingWrapper(raw_env(**kwargs))
+
+
+def _after_reset(name: str) -> property:
+    """An attribute of the wrapped env, read straight from it, that (as in OrderEnforcingWrapper) exists
+    only after reset()."""
+    read = operator.attrgetter(name)
+
+    def get(self: DirectOrderEnforcingWrapper) -> Any:
+        if not self._has_reset:
+            raise AttributeError(f"{name} cannot be accessed before reset")
+        return read(self.env)
+
+    return property(get, doc=f"The env's {name} (after reset).")
+
+
+class DirectOrderEnforcingWrapper(OrderEnforcingWrapper):
+    """PettingZoo's OrderEnforcingWrapper with the same checks, but whose per-turn calls (``last``, ``step``
+    and the attributes an AEC loop reads) go straight to the env rather than through ``__getattr__``, which
+    costs about a microsecond an attribute, several times a turn."""
+
+    agents = _after_reset("agents")
+    agent_selection = _after_reset("agent_selection")
+    terminations = _after_reset("terminations")
+    truncations = _after_reset("truncations")
+    rewards = _after_reset("rewards")
+    infos = _after_reset("infos")
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        if not self._has_reset:
+            return super().last(observe)  # the wrapper's error
+        return self.env.last(observe)
+
+    def step(self, action: Any) -> None:
+        if self._has_reset and self.env.agents:
+            self._has_updated = True
+            self.env.step(action)
+        else:
+            super().step(action)  # the wrapper's error or warning
+
+    def __str__(self) -> str:
+        return str(self.env)  # "kingdomino_v0", as OrderEnforcingWrapper itself shows
 
 
 class raw_env(AECEnv, EzPickle):
@@ -256,17 +298,20 @@ class raw_env(AECEnv, EzPickle):
             return
         self._cumulative_rewards[agent] = 0.0
         self.rewards = dict.fromkeys(self.agents, 0.0)
-        if placing and self.reward == "score":
+        rewarded = placing and self.reward == "score"
+        if rewarded:
             score = self.encoder.score(game, player)
             self.rewards[agent] = (score - self._scores[player]) / SCORE_SCALE
             self._scores[player] = score
         if game.phase == OVER:
+            rewarded = True
             for a, r in zip(self.possible_agents, terminal_rewards(game, self.reward), strict=True):
                 self.rewards[a] += r
             self.terminations = dict.fromkeys(self.agents, True)
         else:
             self.agent_selection = self.possible_agents[game.current_player]
-        self._accumulate_rewards()
+        if rewarded:  # (all-zero rewards add nothing)
+            self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 

@@ -1,14 +1,15 @@
-"""`kdenv bench playouts` runs and prints both figures (its speed is for the benchmark, not for tests)."""
+"""`kdenv bench playouts` runs and prints its three figures (its speed is for the benchmark, not for tests)."""
 
 from __future__ import annotations
 
 from agents.bench import first_round, main
 
 
-def test_bench_playouts_prints_random_and_fg_rates(capsys):
+def test_bench_playouts_prints_kernel_and_engine_rates(capsys):
     assert main(["--seconds", "0.01"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert [line.split()[0] for line in lines] == ["random", "fg"]
+    names = [line.split(" playouts/s")[0].strip() for line in lines]
+    assert names == ["random", "fg", "random (engine)", "fg (engine)"]
     assert all("playouts/s from the first round" in line for line in lines)
 
 

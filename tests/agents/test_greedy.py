@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from agents.gains import centred_masks, placement_gain
+from agents.gains import centred_masks, joined_squares, placement_gain
 from agents.greedy import FullGreedy, GreedyPlacement, _after, _tables, bonus
 from kdenv.actions import num_actions
 from kdenv.game import OVER, PICK, PLACE, Game
@@ -60,6 +60,8 @@ def test_placement_gain_and_tables_match_the_engine(num_players, rules, games):
             after = placed(kingdom, number, action)
             got = placement_gain(tables, number, a, b) + bonus(game, after.occupied, kingdom.discards)
             assert got == kingdom_score(game, after, kingdom.discards) - kingdom.property_score(), action
+            joined = max(p.squares for p in after.properties() if p.cells >> a & 1 or p.cells >> b & 1)
+            assert joined_squares(tables, number, a, b) == joined, action
             fresh, updated = _tables(after, {}), _after(tables, kingdom, number, a, b)
             for t in range(6):
                 empty = [x for x in range(kingdom.frame.cells) if not after.occupied >> x & 1]
@@ -235,3 +237,14 @@ def test_gprd_places_greedily():
     _, mine = cells_of(game, gprd.act(game, random.Random(0)))
     f = game.kingdoms[0].frame
     assert mine in {f.cell(1, 1), f.cell(-1, 1), f.cell(0, 2)}
+
+
+def test_gprd_breaks_score_ties_by_the_largest_property():
+    board = """
+    F  F
+    .  C
+    """
+    for seed in range(10):
+        game = decision(board, 3, [7, 10, 12, 48])  # 3 = F|F: no crowns anywhere, every placement scores 0
+        action = GreedyPlacement().act(game, random.Random(seed))
+        assert placed(game.kingdoms[0], 3, action).largest_property() == 4

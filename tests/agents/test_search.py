@@ -63,7 +63,8 @@ def test_decisions_do_not_depend_on_the_hidden_deck_order(spec):
 
 
 def test_determinized_copies_are_all_the_player_plans_on():
-    """The view handed to a search player is only ever asked for public state and determinize()."""
+    """The view handed to uct is only ever asked for public state and determinize() (mce's playouts start
+    from the kernel's snapshot of the public state, which reshuffles the unseen: see test_kernel)."""
     game = Game(4, STUDY_RULES, seed=3)
     calls = []
 
@@ -76,7 +77,7 @@ def test_determinized_copies_are_all_the_player_plans_on():
 
     view = Recording(game)
     assert not hasattr(view, "deck") and not hasattr(view, "removed")
-    player = make_player("mce:playouts=8,policy=random")
+    player = make_player("uct:playouts=8,policy=pg")
     player.reset(game.current_player, seed=0)
     game.step(player.act(view))
     assert calls

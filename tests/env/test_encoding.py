@@ -167,3 +167,45 @@ def test_observation_is_the_same_on_a_determinized_copy() -> None:
             np.testing.assert_array_equal(a["board"], b["board"])
             np.testing.assert_array_equal(a["features"], b["features"])
         game.step(rng.choice(game.legal_actions()))
+
+
+@pytest.mark.parametrize(("num_players", "rules"), TABLES)
+def test_incremental_observations_equal_fresh_ones_whatever_is_observed_when(num_players: int, rules: Rules) -> None:
+    """One encoder observing two games played side by side, their views and copies, at random moments (often
+    several placements apart), sees exactly what a new encoder sees: no cache goes stale."""
+    encoder = ObservationEncoder(num_players, rules.kingdom_size)
+    rng = random.Random(7 * num_players + rules.kingdom_size)
+    games = [Game(num_players, rules, seed) for seed in (1, 2)]
+    observed = 0
+    while not all(game.is_over for game in games):
+        game = rng.choice([game for game in games if not game.is_over])
+        actions = game.legal_actions()
+        game.step(actions[rng.randrange(len(actions))])
+        if rng.random() < 0.3:
+            game = rng.choice(games)
+            state = rng.choice([game, PublicView(game), game.clone(), PublicView(game).determinize(rng)])
+            player = rng.randrange(num_players)
+            got = encoder.encode(state, player)
+            want = ObservationEncoder(num_players, rules.kingdom_size).encode(state, player)
+            np.testing.assert_array_equal(got["board"], want["board"])
+            np.testing.assert_array_equal(got["features"], want["features"])
+            assert [encoder.score(state, p) for p in range(num_players)] == game.scores()
+            observed += 1
+    assert observed > 20
+
+
+def test_observations_are_independent_copies() -> None:
+    """Changing a returned observation or mask changes no later one (the encoder's caches are never handed out)."""
+    game = Game(4, seed=3)
+    encoder = ObservationEncoder(4)
+    while game.phase != "place":
+        game.step(game.legal_actions()[0])
+    first, mask = encoder.encode(game, 0), action_mask(game)
+    want = {key: value.copy() for key, value in first.items()}
+    first["board"][:] = 7.0
+    first["features"][:] = 7.0
+    mask[:] = 1
+    again = encoder.encode(game, 0)
+    np.testing.assert_array_equal(again["board"], want["board"])
+    np.testing.assert_array_equal(again["features"], want["features"])
+    assert sorted(np.flatnonzero(action_mask(game)).tolist()) == sorted(game.legal_actions())

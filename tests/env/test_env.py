@@ -8,6 +8,7 @@ import numpy as np
 import pettingzoo
 import pytest
 from pettingzoo.test import api_test, render_test, seed_test
+from pettingzoo.utils import OrderEnforcingWrapper
 
 import kdenv
 from kdenv.env import env, raw_env
@@ -174,3 +175,20 @@ def test_make_and_package_attributes() -> None:
     wrapped = kdenv.env(num_players=3)  # the package attribute is callable like env()
     wrapped.reset(seed=0)
     assert wrapped.unwrapped.num_players == 3
+
+
+def test_env_enforces_the_order_of_calls_like_pettingzoo_s_wrapper() -> None:
+    aec = env(num_players=4)
+    assert isinstance(aec, OrderEnforcingWrapper)
+    with pytest.raises(AttributeError, match="before reset"):
+        _ = aec.agent_selection
+    with pytest.raises(AttributeError, match="before reset"):
+        aec.last()
+    with pytest.raises(AssertionError, match="reset"):
+        aec.step(325)
+    aec.reset(seed=1)
+    raw = aec.unwrapped
+    assert aec.agent_selection == raw.agent_selection and aec.agents == raw.agents
+    assert aec.terminations is raw.terminations and aec.rewards is raw.rewards and aec.infos is raw.infos
+    assert aec.last()[1:] == raw.last(observe=False)[1:]
+    assert str(aec) == str(OrderEnforcingWrapper(raw)) == "kingdomino_v0"
