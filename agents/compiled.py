@@ -213,7 +213,7 @@ NONE = -(1 << 30)  # the value of no placement at all
 def workspace(cells):
     """Scratch arrays for one playout: placements, hole cells, property indices, a kingdom copy, best moves."""
     return (
-        np.zeros(4 * cells, dtype=np.int64),  # 0: the held domino's placements
+        np.zeros(4 * cells, dtype=np.int64),  # 0: the held domino's placements (or a random move's)
         np.zeros(4 * cells, dtype=np.int64),  # 1: the picked domino's placements
         np.zeros((2, cells), dtype=np.int64),  # 2: cells to fill, lone cells
         np.zeros((2, cells), dtype=np.int64),  # 3: property index per cell (now, after placing)
@@ -423,10 +423,7 @@ def greedy_turns(terrain, crowns, reach, box, geo, flags, number, line, claims, 
         gains[i] = gain(terrain, labels, sizes, crs, geo, number, firsts[i])
     squares, is_centred = occupied(terrain), centred(terrain, middle)
     top, found = NONE, 0
-    free = 0
-    for i in range(size):
-        free += claims[i] < 0
-    if free == 0:
+    if free_slots(claims, size) == 0:
         for i in range(count):
             a, b = cells_of(firsts[i], geo)
             inside = is_centred and middle[a] == 1 and middle[b] == 1
@@ -482,7 +479,6 @@ def play(terrain0, crowns0, discards0, draft, counters, unseen, undrawn, flags, 
             deck[i], deck[j] = deck[j], deck[i]
     drawn, discard = 0, 4 * cells
     reach, box = prepare(terrain, geo)
-    options_buffer = np.zeros(4 * cells, dtype=np.int64)
     work = workspace(cells)
     planned = -1  # the slot Full Greedy chose with the placement just made
     made = 0
@@ -501,9 +497,9 @@ def play(terrain0, crowns0, discards0, draft, counters, unseen, undrawn, flags, 
                 turn = work[12][np.random.randint(0, found)]
                 action, planned = turn[0], turn[1]
             elif phase == PLACING:
-                count = placements(terrain[p], reach[p], box[p], geo, held[king], options_buffer)
+                count = placements(terrain[p], reach[p], box[p], geo, held[king], work[0])
                 choice = np.random.randint(0, count + 1 if flags[0] or count == 0 else count)
-                action, planned = discard if choice == count else options_buffer[choice], -1
+                action, planned = discard if choice == count else work[0][choice], -1
             else:
                 if greedy and planned < 0:
                     found = greedy_picks(
@@ -568,12 +564,18 @@ def greedy_choices(terrain, crowns, discards, draft, counters, flags, geo):
 
 
 @njit(cache=True)
-def random_slot(claims, size):
-    """A free slot of the next line, uniformly."""
+def free_slots(claims, size):
+    """How many slots of the next line no king has claimed."""
     free = 0
     for i in range(size):
         free += claims[i] < 0
-    choice = np.random.randint(0, free)
+    return free
+
+
+@njit(cache=True)
+def random_slot(claims, size):
+    """A free slot of the next line, uniformly."""
+    choice = np.random.randint(0, free_slots(claims, size))
     slot = 0
     while claims[slot] >= 0 or choice > 0:
         choice -= claims[slot] < 0

@@ -321,7 +321,7 @@ class GreedyPlacement:
         masks = study_masks(kingdom, raw)
         steps = kingdom.frame.steps
         tables = _tables(kingdom, self.cache)
-        largest = kingdom.largest_property()
+        largest = max(max(table.sizes, default=0) for table in tables)  # the kingdom's largest property now
         options = []
         for d in range(4):
             m = masks[d]

@@ -19,12 +19,23 @@ import random
 import numpy as np
 
 from agents import compiled
-from agents.compiled import CASTLE, EMPTY, FINISHED, GREEDY, PICKING, PLACING, RANDOM, geometry
+from agents.compiled import (
+    CASTLE,
+    EMPTY,
+    EPSILON_GREEDY,
+    FINISHED,
+    GREEDY,
+    PICKING,
+    PLACING,
+    PLAYER_GREEDY,
+    RANDOM,
+    geometry,
+)
 from kdenv.frame import frame
 from kdenv.game import OVER, PLACE, Game
 from kdenv.view import PublicView
 
-POLICY_CODES = {"random": RANDOM, "fg": GREEDY, "eg": compiled.EPSILON_GREEDY, "pg": compiled.PLAYER_GREEDY}
+POLICY_CODES = {"random": RANDOM, "fg": GREEDY, "eg": EPSILON_GREEDY, "pg": PLAYER_GREEDY}
 
 
 class Snapshot:

@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 
 from agents.greedy import FullGreedy
 from agents.kernel import POLICY_CODES, Snapshot
-from kdenv.game import OVER, Game
+from kdenv.game import OVER, Game, winners_of
 from kdenv.view import PublicView
 
 POLICIES = ("random", "fg", "eg", "pg")
@@ -67,8 +67,7 @@ def values(standings: Sequence[Sequence[int]], how: str) -> list[float]:
     """Every player's value by evaluation ``how`` from the final standings: (score, ...) rows, which for
     ``wdl`` must be whole standings (score, largest property, crowns) as they decide the winners."""
     if how == "wdl":
-        best = max(standings)
-        winners = [p for p, standing in enumerate(standings) if standing == best]
+        winners = winners_of(standings)
         return [1.0 / len(winners) if p in winners else 0.0 for p in range(len(standings))]
     scores = [standing[0] for standing in standings]
     if how == "p":

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import operator
 import random
+from collections.abc import Sequence
 from typing import NamedTuple
 
 from kdenv.actions import decode, num_actions
@@ -313,9 +314,7 @@ class Game:
 
     def winners(self) -> list[int]:
         """The players who win (more than one on a full tie: a shared victory)."""
-        keys = [self.standing(p) for p in range(self.num_players)]
-        best = max(keys)
-        return [p for p, key in enumerate(keys) if key == best]
+        return winners_of([self.standing(p) for p in range(self.num_players)])
 
     def placings(self) -> list[float]:
         """Each player's place, 0 for first; tied players share the mean of their places."""
@@ -327,6 +326,12 @@ class Game:
             f"Game({self.num_players} players, round {self.round}, {self.phase} by player {self.current_player}, "
             f"line {self.line}, claims {self.claims})"
         )
+
+
+def winners_of(standings: Sequence[Sequence[int]]) -> list[int]:
+    """The players with the best standing (score, largest property, crowns): the winners of a finished game."""
+    best = max(standings)
+    return [p for p, standing in enumerate(standings) if standing == best]
 
 
 def _random_free_slot(claims: list[int], rng: random.Random) -> int:
