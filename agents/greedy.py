@@ -312,10 +312,18 @@ class GreedyPlacement:
         self.cache: dict = {} if cache is None else cache
 
     def act(self, game: GameLike, rng: random.Random) -> int:
-        raw = game.placement_masks() if game.phase == PLACE else (0, 0, 0, 0)
-        if not (raw[0] or raw[1] or raw[2] or raw[3]):  # a pick, or a domino to discard
+        best = self.best_placements(game)
+        if not best:  # a pick, or a domino to discard
             actions = game.legal_actions()
             return actions[rng.randrange(len(actions))]
+        return best[0] if len(best) == 1 else best[rng.randrange(len(best))]
+
+    def best_placements(self, game: GameLike) -> list[int]:
+        """The placements of the best (score, largest property) among those FG's filters keep; [] when
+        picking or when the domino cannot be placed."""
+        raw = game.placement_masks() if game.phase == PLACE else (0, 0, 0, 0)
+        if not (raw[0] or raw[1] or raw[2] or raw[3]):
+            return []
         kingdom = game.kingdoms[game.current_player]
         number = game.held_domino
         masks = study_masks(kingdom, raw)
@@ -334,7 +342,8 @@ class GreedyPlacement:
                     game, kingdom.occupied | low | (1 << b), kingdom.discards
                 )
                 options.append(((score, max(largest, joined_squares(tables, number, a, b))), 4 * a + d))
-        return _top(options, rng)
+        top = max(options)[0]
+        return [action for value, action in options if value == top]
 
 
 class _PolicyPlayer(Player):

@@ -1,15 +1,12 @@
 """Playouts compiled with numba: the hot loop of Monte Carlo search.
 
-The kernel plays a game from any state to the end with a playout policy of ``agents.playout``
-(random, Full Greedy, epsilon-greedy or player-greedy) and returns every player's standing (score,
-largest property, crowns). Random moves are uniform over the legal ones, as ``Game.playout``;
-greedy ones are those of ``agents.greedy.FullGreedy``. The compiled code is in ``agents/compiled.py``;
-its rules come from the engine, and ``tests/agents/test_kernel.py`` checks the
-kernel against the engine move for move (every move legal there, the same final standings, the
-greedy moves among Full Greedy's best).
-
-A :class:`Snapshot` holds the public state of a game, its unseen dominoes sorted (never in draw
-order); each playout shuffles the unseen dominoes itself, as ``determinize`` does.
+A :class:`Snapshot` holds the public state of a game as one game of the compiled core
+(:mod:`kdenv.core`), its unseen dominoes sorted (never in draw order); each playout shuffles them itself,
+as ``determinize`` does, then plays to the end with a playout policy of ``agents.playout`` (random, Full
+Greedy, epsilon-greedy or player-greedy) and returns every player's standing (score, largest property,
+crowns). Random moves are uniform over the legal ones, as ``Game.playout``; greedy ones are those of
+``agents.greedy.FullGreedy``. The policies are in ``agents/compiled.py``; ``tests/agents/test_kernel.py``
+checks the playouts against the engine move for move.
 """
 
 from __future__ import annotations
@@ -19,94 +16,105 @@ import random
 import numpy as np
 
 from agents import compiled
-from agents.compiled import (
-    CASTLE,
-    EMPTY,
-    EPSILON_GREEDY,
-    FINISHED,
-    GREEDY,
-    PICKING,
-    PLACING,
-    PLAYER_GREEDY,
-    RANDOM,
-    geometry,
-)
+from agents.compiled import FG, RANDOM
+from kdenv.core.grid import CASTLE, EMPTY, placements, prepare
+from kdenv.core.machine import DRAWN, FINISHED, KING, LINE, PHASE, PICKING, PLACING, ROUND, Games, games
+from kdenv.core.tables import tables
 from kdenv.frame import frame
 from kdenv.game import OVER, PLACE, Game
 from kdenv.view import PublicView
 
-POLICY_CODES = {"random": RANDOM, "fg": GREEDY, "eg": EPSILON_GREEDY, "pg": PLAYER_GREEDY}
+POLICY_CODES = {"random": 0, "fg": 1, "eg": 2, "pg": 3}
+"""The playout policies: everyone random, everyone Full Greedy, everyone epsilon-greedy, or Full Greedy for
+the searching seat and random for the others."""
 
 
 class Snapshot:
-    """The arrays the kernel starts from: kingdoms, the draft, and the unseen dominoes (sorted)."""
+    """The public state of a game as game 0 of a core :class:`~kdenv.core.machine.Games` (sorted unseen)."""
 
-    __slots__ = ("args", "num_players")
+    __slots__ = ("games", "num_players", "scratch", "tables")
 
     def __init__(self, game: Game | PublicView) -> None:
         """Only public information is read: a view is enough."""
         rules, n, f = game.rules, game.num_players, frame(game.rules.kingdom_size)
-        terrain = np.full((n, f.cells), EMPTY, dtype=np.int64)
-        crowns = np.zeros((n, f.cells), dtype=np.int64)
+        t = self.tables = tables(n, rules)
+        g = self.games = games(1, t)
+        self.scratch: Games = games(1, t)
+        self.num_players = n
+        terrain, crowns = g.terrain[0], g.crowns[0]
+        terrain[:] = EMPTY
         for p, kingdom in enumerate(game.kingdoms):
             _fill(terrain[p], f.castle_bit, CASTLE)
-            for t, squares in enumerate(kingdom.terrain):
-                _fill(terrain[p], squares, t)
+            for kind, squares in enumerate(kingdom.terrain):
+                _fill(terrain[p], squares, kind)
             for k in (1, 2, 3):
                 _fill(crowns[p], kingdom.crowns[k], k)
-        k = game.line_size
-        draft = np.zeros((4, k), dtype=np.int64)  # kings acting this round, their dominoes, next line, claims
+            g.discards[0, p] = kingdom.discards
+        g.reach[0], g.box[0] = prepare(terrain, t)
+        g.order[0] = game.king_order
+        draft = g.draft[0]
         draft[0], draft[1] = game.queue, game.held
         draft[2, : len(game.line)], draft[3, : len(game.claims)] = game.line, game.claims
-        phase = {OVER: FINISHED, PLACE: PLACING}.get(game.phase, PICKING)
-        counters = np.array([game.king, phase, len(game.line), game.round], dtype=np.int64)
-        undrawn = rules.setup(n)[1] - (game.round + 1) * k if game.line else 0  # a line drawn per round so far
-        unseen = np.array(game.unseen(), dtype=np.int64)
-        flags = np.array([rules.voluntary_discard, rules.middle_kingdom, rules.harmony], dtype=np.int64)
-        discards = np.array([kingdom.discards for kingdom in game.kingdoms], dtype=np.int64)
-        self.args = (terrain, crowns, discards, draft, counters, unseen, undrawn, flags, geometry(rules.kingdom_size))
-        self.num_players = n
+        unseen = game.unseen()
+        drawn = 48 - len(unseen)
+        g.deck[0, :drawn] = sorted(set(range(1, 49)) - set(unseen))
+        g.deck[0, drawn:] = unseen
+        c = g.counters[0]
+        c[KING], c[LINE], c[ROUND], c[DRAWN] = game.king, len(game.line), game.round, drawn
+        c[PHASE] = {OVER: FINISHED, PLACE: PLACING}.get(game.phase, PICKING)
 
     def playout(
-        self, rng: random.Random, policy: int = RANDOM, seat: int = 0, first: tuple[int, ...] = (), epsilon: float = 0
+        self, rng: random.Random, policy: int = 0, seat: int = 0, first: tuple[int, ...] = (), epsilon: float = 0
     ) -> np.ndarray:
         """Play the actions ``first`` (legal ones: unchecked), then ``policy``'s moves (a POLICY_CODES value;
         ``seat`` is the searching player, ``epsilon`` eg's chance of a random move) to the end, with the
         unseen dominoes shuffled; every player's (score, largest property, crowns)."""
-        return self.play(rng.getrandbits(32), policy, seat, first, epsilon, record=False)[0]
+        return self._run(rng.getrandbits(32), policy, seat, first, epsilon, True)[0]
 
     def play(
         self,
         seed: int,
-        policy: int = RANDOM,
+        policy: int = 0,
         seat: int = 0,
         first: tuple[int, ...] = (),
         epsilon: float = 0,
-        record: bool = True,
         shuffle: bool = True,
     ) -> tuple[np.ndarray, np.ndarray]:
         """(standings, moves) of a playout with numba's generator seeded by ``seed``: ``moves`` holds
-        (player, action, domino) rows when ``record``; ``shuffle=False`` draws the unseen in number order."""
-        moves = np.zeros((200 if record else 0, 3), dtype=np.int64)
+        (player, action, domino) rows; ``shuffle=False`` draws the unseen in number order."""
+        out, count = self._run(seed, policy, seat, first, epsilon, shuffle)
+        return out, self.scratch.moves[0, :count].copy()
+
+    def _run(
+        self, seed: int, policy: int, seat: int, first: tuple[int, ...], epsilon: float, shuffle: bool
+    ) -> tuple[np.ndarray, int]:
+        """(standings, number of moves) of a playout into the scratch game."""
+        policies = np.full(self.num_players, FG if policy in (1, 2) else RANDOM, np.int64)
+        if policy == 3:
+            policies[seat] = FG
         out = np.zeros((self.num_players, 3), dtype=np.int64)
-        options = (policy, seat, epsilon, seed, shuffle)
-        count = compiled.play(*self.args, np.array(first, dtype=np.int64), options, moves, out)
-        return out, moves[:count]
+        count = compiled.playout(
+            self.games, self.scratch, self.tables, policies, epsilon if policy == 2 else 0.0,
+            np.array(first, dtype=np.int64), seed, shuffle, out,
+        )  # fmt: skip
+        return out, count
 
     def placements(self, player: int, number: int) -> list[int]:
-        """The kernel's legal placement actions of domino ``number`` in ``player``'s kingdom, sorted."""
-        terrain, geo = self.args[0], self.args[-1]
-        reach, box = compiled.prepare(terrain, geo)
-        out = np.zeros(4 * terrain.shape[1], dtype=np.int64)
-        count = compiled.placements(terrain[player], reach[player], box[player], geo, number, out)
+        """The core's legal placement actions of domino ``number`` in ``player``'s kingdom, sorted."""
+        g = self.games
+        out = np.zeros(4 * self.tables.cells, dtype=np.int64)
+        count = placements(g.terrain[0, player], g.reach[0, player], g.box[0, player], self.tables, number, out)
         return sorted(out[:count].tolist())
 
     def greedy_choices(self) -> set[tuple[int, int]]:
-        """The kernel's Full Greedy's best choices for the acting king: (placement, slot) pairs when placing
-        (slot -1 in the last round), (-1, slot) when picking."""
-        terrain, crowns, discards, draft, counters, _, _, flags, geo = self.args
-        found, best = compiled.greedy_choices(terrain, crowns, discards, draft, counters, flags, geo)
-        return {(int(action), int(slot)) for action, slot in best[:found]}
+        """Full Greedy's best choices for the acting king: (placement, slot) pairs when placing (slot -1 in
+        the last round), (-1, slot) when picking."""
+        work = compiled.workspace(self.tables.cells)
+        if self.games.counters[0, PHASE] == PLACING:
+            found = compiled.greedy_turns(self.games, 0, self.tables, work)
+        else:
+            found = compiled.greedy_picks(self.games, 0, self.tables, work)
+        return {(int(action), int(slot)) for action, slot in work[12][:found]}
 
 
 def _fill(row: np.ndarray, bits: int, value: int) -> None:

@@ -83,6 +83,55 @@ def build_policy(settings: dict[str, Any], state: dict | None = None, where: str
     return policy
 
 
+def masked_logits(policy, obs: dict[str, np.ndarray], mask: np.ndarray) -> np.ndarray:
+    """(B, A) float64 logits of ``policy`` for a batch of observations, illegal actions (``mask`` 0) at -inf."""
+    import torch
+
+    with torch.inference_mode():
+        tensors = {key: torch.from_numpy(np.ascontiguousarray(value)) for key, value in obs.items()}
+        latent = policy.mlp_extractor.forward_actor(policy.features_extractor(tensors))
+    logits = latent.numpy().astype(np.float64)
+    logits[mask == 0] = -np.inf
+    return logits
+
+
+def check_table(settings: dict[str, Any], num_players: int, kingdom_size: int, where: str) -> None:
+    """A one-line CheckpointError when a checkpoint's table is not ``num_players`` at ``kingdom_size``."""
+    players, size = int(settings.get("num_players", 0)), int(settings.get("kingdom_size", 0))
+    if (players, size) != (num_players, kingdom_size):
+        table = f"{num_players} players at kingdom size {kingdom_size}"
+        raise CheckpointError(
+            f"{where} was trained for {players} players at kingdom size {size} and cannot play {table}; "
+            "give a checkpoint trained for this table"
+        )
+
+
+class BatchedPolicy:
+    """A checkpoint's policy as a batched opponent: ``(obs_batch, mask_batch) -> actions``, the most probable
+    legal action of each row (or one sampled from the masked policy with ``sample``)."""
+
+    def __init__(self, policy, spec: str, sample: bool = False, seed: int | None = None) -> None:
+        self.policy, self.spec, self.sample = policy, spec, sample
+        self.rng = np.random.default_rng(seed)
+
+    def __call__(self, obs: dict[str, np.ndarray], mask: np.ndarray) -> np.ndarray:
+        logits = masked_logits(self.policy, obs, mask)
+        if not self.sample:
+            return logits.argmax(axis=1)
+        gumbel = -np.log(-np.log(self.rng.random(logits.shape)))
+        return (logits + gumbel).argmax(axis=1)
+
+
+def batched_policy(path: str, num_players: int, kingdom_size: int, sample: bool = False) -> BatchedPolicy:
+    """The batched opponent of checkpoint ``path`` (``default``: the shipped one) for that table."""
+    spec = f"ppo:{path}"
+    if path == "default":
+        path = str(DEFAULT_CHECKPOINT)
+    settings, state = read_checkpoint(path)
+    check_table(settings, num_players, kingdom_size, f"checkpoint {path!r}")
+    return BatchedPolicy(build_policy(settings, state, f"checkpoint {path!r}"), spec, sample)
+
+
 class PPOPlayer(Player):
     """Plays a policy's most probable legal move (``sample=true``: samples from the masked policy instead)."""
 
@@ -123,17 +172,10 @@ class PPOPlayer(Player):
 
     def logits(self, view: PublicView, player: int) -> np.ndarray:
         """The policy's masked logits (illegal actions at -inf) for ``player`` to move in ``view``."""
-        import torch
-
         from kdenv.encoding import action_mask
 
-        obs = self.encoder.encode(view, player)
-        with torch.inference_mode():
-            tensors = {key: torch.from_numpy(value)[None] for key, value in obs.items()}
-            latent = self.policy.mlp_extractor.forward_actor(self.policy.features_extractor(tensors))
-        logits = latent[0].numpy().astype(np.float64)
-        logits[action_mask(view) == 0] = -np.inf
-        return logits
+        obs = {key: value[None] for key, value in self.encoder.encode(view, player).items()}
+        return masked_logits(self.policy, obs, action_mask(view)[None])[0]
 
     def act(self, view: PublicView) -> int:
         logits = self.logits(view, self.seat)

@@ -248,13 +248,18 @@ class raw_env(AECEnv, EzPickle):
         return self._action_space
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        """Deal a new game: ``seed`` deals it (``Game(n, rules, seed)``), None draws one from the last seed."""
+        """Deal a new game: ``seed`` deals it (``Game(n, rules, seed)``), None draws one from the last seed;
+        ``options={"deck": [...], "king_order": [...]}`` deals that game instead (as in a game record)."""
         if seed is not None:
             self._seeds.seed(seed)
             game_seed = seed
         else:
             game_seed = self._seeds.randrange(2**62)
-        self.game = Game(self.num_players, self.rules, game_seed)
+        if options and "deck" in options:
+            deck, king_order = options["deck"], options.get("king_order")
+            self.game = Game.from_deck(self.num_players, self.rules, list(deck), list(king_order), seed)
+        else:
+            self.game = Game(self.num_players, self.rules, game_seed)
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)

@@ -9,6 +9,7 @@ BENCHMARKS: dict[str, str] = {
     "engine": "kdenv.bench",  # random games through the engine
     "env": "kdenv.env_bench",  # AEC turns/s against connect_four
     "playouts": "agents.bench",  # random and Full-Greedy playouts from the first round
+    "vector": "agents.vector_bench",  # the vector env and the learner's view, against the AEC env
 }
 
 

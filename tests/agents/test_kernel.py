@@ -6,7 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agents.greedy import FullGreedy
+from agents import compiled
+from agents.greedy import FullGreedy, GreedyPlacement
 from agents.kernel import POLICY_CODES, Snapshot
 from agents.playout import EPSILON
 from kdenv.game import PLACE, Game
@@ -115,3 +116,17 @@ def test_greedy_playouts_are_legal_and_greedy_moves_are_full_greedys(policy, set
     assert engine.is_over
     assert standings.tolist() == [list(engine.standing(p)) for p in range(engine.num_players)]
     assert greedy_moves > 0
+
+
+@settings(max_examples=60, deadline=None)
+@given(set_ups, seeds, decisions)
+def test_kernel_gprd_has_the_same_best_placements(set_up, seed, decisions):
+    game = game_after(*set_up, seed, decisions)
+    while not game.is_over and game.phase != PLACE:
+        game.step(random.Random(seed).choice(game.legal_actions()))
+    if game.is_over:
+        return
+    snapshot = Snapshot(game)
+    work = compiled.workspace(snapshot.tables.cells)
+    found = compiled.gprd_placements(snapshot.games, 0, snapshot.tables, work)
+    assert sorted(work[12][:found, 0].tolist()) == sorted(GreedyPlacement().best_placements(game))

@@ -1,0 +1,242 @@
+"""``LearnerVectorEnv``: one learner seat per game, many games a call, the opponents played in batches.
+
+The single-agent view of :mod:`kdenv.wrappers`, batched over :class:`kdenv.vector.VectorEnv`: each row is
+a game in which the learner holds one seat (drawn at each deal, or fixed by ``seat``) and the opponents
+hold the others. Scripted opponents (``"random"``, ``"gprd"``, ``"fg"``) play inside the compiled kernel
+(``agents.compiled``); a batched opponent is a callable ``(obs_batch, mask_batch) -> actions`` (a
+``ppo:PATH`` spec makes one from a checkpoint), called once per opponent decision across all the games
+waiting on it, never once per game::
+
+    from agents.vector import LearnerVectorEnv
+    venv = LearnerVectorEnv(256, num_players=4, opponents=["fg"] * 3, middle_kingdom=True, harmony=True)
+    obs, info = venv.reset(seed=0)          # obs["board"] (N, C, F, F), obs["features"] (N, V)
+    mask = venv.action_masks()              # (N, A) bool, for sb3_contrib.MaskablePPO
+    obs, reward, terminated, truncated, info = venv.step(actions)   # reward (N,): the learner's own
+
+It is a Gymnasium ``VectorEnv`` with ``SAME_STEP`` autoreset: a game that ends is dealt again in the
+same step, ``info["final_obs"]`` holds the learner's last observation of it and ``info["final_info"]``
+its ``scores``, ``placings`` and ``seat`` (marked by ``info["_final_info"]``). Rewards, observations
+and illegal actions are those of the vector env, from the learner's seat. ``reset(seed=s)`` replays the
+same games for the same learner actions; the compiled opponents draw from numba's generator, which it
+seeds, so two envs stepped in turn in one process share that stream. ``training.vec_env`` wraps it
+as a Stable-Baselines3 ``VecEnv``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode
+
+from agents.compiled import FG, GPRD, LEARNER, RANDOM, advance, workspace
+from agents.compiled import seed as seed_policies
+from kdenv.core.batch import observe_all, play_rows
+from kdenv.core.machine import players
+from kdenv.errors import IllegalMoveError, KingdominoError
+from kdenv.vector import VectorEnv
+
+COMPILED = {"random": RANDOM, "gprd": GPRD, "fg": FG}
+BatchedPolicy = Callable[[dict, np.ndarray], Any]  # (obs batch, mask batch) -> actions
+Opponent = str | BatchedPolicy
+
+
+class LearnerVectorEnv(gymnasium.vector.VectorEnv):
+    """A learner against compiled or batched opponents in ``num_envs`` games (see the module docstring).
+
+    ``opponents``: one per other seat, ``opponents[j]`` at seat ``(learner + 1 + j) % num_players``; or
+    ``opponent_picker(row) -> opponents``, asked at every deal of row ``row`` (a league draws from it).
+    Other keywords are those of :class:`kdenv.vector.VectorEnv`.
+    """
+
+    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
+
+    def __init__(
+        self,
+        num_envs: int = 1,
+        num_players: int = 4,
+        opponents: Sequence[Opponent] | None = None,
+        seat: int | None = None,
+        opponent_picker: Callable[[int], Sequence[Opponent]] | None = None,
+        copy: bool = True,
+        **table: Any,
+    ) -> None:
+        if seat is not None and not 0 <= seat < num_players:
+            raise KingdominoError(f"seat {seat} does not exist at a {num_players}-player table (0..{num_players - 1})")
+        self.env = VectorEnv(num_envs, num_players, copy=False, **table)
+        self.num_envs, self.num_players, self.seat, self.copy = num_envs, num_players, seat, copy
+        self.rules, self.tables = self.env.rules, self.env.tables
+        t = self.tables
+        self._batched: list[BatchedPolicy] = []  # batched opponents; code FG + 1 + k is _batched[k]
+        self._names: list[str] = list(COMPILED)  # the name of each code, for records
+        self._picker = opponent_picker
+        self._opponents = np.zeros((num_envs, num_players - 1), np.int64)  # codes of each row's next opponents
+        self.set_opponents(["random"] * (num_players - 1) if opponents is None else opponents)
+        self._seats = np.zeros((num_envs, num_players), np.int64)  # each game's seat codes
+        self.learner = np.zeros(num_envs, np.int64)  # the learner's seat in each game
+        self._plans = np.full(num_envs, -1, np.int64)
+        self._waiting = np.zeros(num_envs, np.int64)
+        self._work = workspace(t.cells)
+        self._reward = np.zeros(num_envs, np.float64)
+        self._rng = np.random.default_rng()
+        width = t.width
+        self.single_observation_space = spaces.Dict(
+            {
+                "board": spaces.Box(0.0, 1.0, (t.num_planes, width, width), np.float32),
+                "features": spaces.Box(0.0, np.inf, (t.num_features,), np.float32),
+            }
+        )
+        self.observation_space = gymnasium.vector.utils.batch_space(self.single_observation_space, num_envs)
+        self.single_action_space = spaces.Discrete(t.num_actions)
+        self.action_space = spaces.MultiDiscrete(np.full(num_envs, t.num_actions))
+
+    # ----- opponents ---------------------------------------------------------------------------------
+    def set_opponents(self, opponents: Sequence[Opponent], rows: Sequence[int] | np.ndarray | None = None) -> None:
+        """Use these opponents (one per other seat) in the next deals of ``rows`` (default: every row)."""
+        self._opponents[slice(None) if rows is None else np.asarray(rows)] = self._codes(opponents)
+
+    def _codes(self, opponents: Sequence[Opponent]) -> list[int]:
+        n = self.num_players
+        if isinstance(opponents, (str, bytes)) or len(opponents) != n - 1:
+            raise KingdominoError(f"give a list of {n - 1} opponents for a {n}-player game")
+        return [self._code(o) for o in opponents]
+
+    def _code(self, opponent: Opponent) -> int:
+        """The seat code of an opponent: a compiled policy's, or a batched one's (registered once)."""
+        if isinstance(opponent, str):
+            name = opponent.strip().lower()
+            if name in COMPILED:
+                return COMPILED[name]
+            if not name.startswith("ppo:"):
+                raise KingdominoError(
+                    f"opponent {opponent!r} cannot play in the vector env; use random, gprd, fg, ppo:PATH "
+                    "or a batched callable (obs_batch, mask_batch) -> actions"
+                )
+            from agents.ppo_player import batched_policy
+
+            opponent = batched_policy(opponent.partition(":")[2], self.num_players, self.rules.kingdom_size)
+        if not callable(opponent):
+            raise KingdominoError(f"opponent {opponent!r} is neither a player spec nor a batched callable")
+        for k, known in enumerate(self._batched):
+            if known is opponent:
+                return FG + 1 + k
+        self._batched.append(opponent)
+        self._names.append(getattr(opponent, "spec", getattr(opponent, "__name__", type(opponent).__name__)))
+        return FG + len(self._batched)
+
+    # ----- the Gymnasium vector API ----------------------------------------------------------------
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
+        """Deal every game afresh and play the opponents up to the learner's first decision. ``seed`` also
+        seeds the compiled opponents' generator (numba's, shared by the process)."""
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+            seed_policies(int(self._rng.integers(2**32)))
+        self.env.reset(seed=None if seed is None else int(self._rng.integers(2**62)))
+        self._new_games(self.env._rows)
+        self._observe(self.env._rows)
+        return self._obs(), {"seat": self.learner.copy()}
+
+    def step(self, actions: Any) -> tuple[dict, np.ndarray, np.ndarray, np.ndarray, dict]:
+        """Play the learner's action in every game, then the opponents' until the learner is to move again."""
+        env = self.env
+        actions = env._actions(actions)
+        env._rewards[:] = 0.0
+        env._ended[:] = False
+        self._play(env._rows, actions, "learner")
+        self._run_opponents(np.flatnonzero(~env._ended))
+        reward = env._rewards[env._rows, self.learner]
+        ended = np.flatnonzero(env._ended)
+        terminated = env._ended.copy()
+        info: dict[str, Any] = {}
+        if ended.size:
+            self._observe(ended)
+            info["final_obs"] = self._final_obs(ended)
+            final = env._end_games(ended)
+            final["final_info"]["seat"] = self.learner.copy()
+            info.update(final)
+            env._ended[ended] = False
+            self._new_games(ended)
+        self._observe(env._rows)
+        info["seat"] = self.learner.copy()
+        return self._obs(), reward, terminated, np.zeros(self.num_envs, np.bool_), info
+
+    def action_masks(self) -> np.ndarray:
+        """(N, A) bool: the learner's legal actions in each game, for sb3_contrib.MaskablePPO."""
+        return self.env._mask.astype(bool)
+
+    def records(self) -> list[dict]:
+        """The records of the games finished since the last call (see :meth:`kdenv.vector.VectorEnv.records`)."""
+        return self.env.records()
+
+    def close(self, **kwargs: Any) -> None:
+        for policy in self._batched:
+            close = getattr(policy, "close", None)
+            if close is not None:
+                close()
+
+    # ----- inside a step ---------------------------------------------------------------------------
+    def _new_games(self, rows: np.ndarray) -> None:
+        """Seat the learner and the opponents in the games of ``rows`` (just dealt), and let the opponents
+        play up to the learner's first decision."""
+        n = self.num_players
+        for i in rows.tolist():
+            if self._picker is not None:
+                self._opponents[i] = self._codes(self._picker(i))
+            learner = self.seat if self.seat is not None else int(self._rng.integers(n))
+            self.learner[i] = learner
+            seats = self._seats[i]
+            seats[learner] = LEARNER
+            for j in range(n - 1):
+                seats[(learner + 1 + j) % n] = self._opponents[i, j]
+            self.env.agent_names[i] = ["learner" if code == LEARNER else self._names[code] for code in seats]
+        self._plans[rows] = -1
+        self._run_opponents(rows)
+
+    def _run_opponents(self, rows: np.ndarray) -> None:
+        """Play the opponents of the games of ``rows`` until the learner is to move or the game is over."""
+        env, t = self.env, self.tables
+        while rows.size:
+            advance(env.seen, env.games, t, rows, self._seats, env._reward_kind, env._paid, env._rewards,
+                    env._ended, self._plans, self._waiting, self._work)  # fmt: skip
+            waiting = self._waiting[rows]
+            rows = rows[waiting > FG]
+            for code in np.unique(waiting[waiting > FG]).tolist():
+                batch = rows[self._waiting[rows] == code]
+                players(env.games, env._movers)
+                observe_all(env.seen, env.games, t, batch, env._movers, env._board_cells, env._features, env._mask,
+                            env._work)  # fmt: skip
+                obs = {"board": env._board[batch], "features": env._features[batch]}
+                actions = np.zeros(self.num_envs, np.int64)
+                actions[batch] = np.asarray(self._batched[code - FG - 1](obs, env._mask[batch])).reshape(-1)
+                self._play(batch, actions, f"opponent {self._names[code]!r}")
+
+    def _play(self, rows: np.ndarray, actions: np.ndarray, who: str) -> None:
+        env = self.env
+        bad = play_rows(env.seen, env.games, self.tables, actions, rows, env._reward_kind, env._paid, env._rewards,
+                        env._ended, env._mask)  # fmt: skip
+        if bad >= 0:
+            raise IllegalMoveError(f"{who} in env {bad}: {env.reason(bad, int(actions[bad]))}")
+
+    def _observe(self, rows: np.ndarray) -> None:
+        """Observe the games of ``rows`` from the learner's seat into the buffers."""
+        env = self.env
+        observe_all(env.seen, env.games, self.tables, rows, self.learner, env._board_cells, env._features, env._mask,
+                    env._work)  # fmt: skip
+
+    def _buffers(self) -> dict:
+        return {"board": self.env._board, "features": self.env._features}
+
+    def _final_obs(self, rows: np.ndarray) -> dict:
+        """Full-size arrays holding the observations of ``rows`` now and zeros elsewhere (Gymnasium's final_obs)."""
+        final = {}
+        for key, value in self._buffers().items():
+            final[key] = np.zeros_like(value)
+            final[key][rows] = value[rows]
+        return final
+
+    def _obs(self) -> dict:
+        buffers = self._buffers()
+        return {k: v.copy() for k, v in buffers.items()} if self.copy else buffers

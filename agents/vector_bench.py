@@ -1,0 +1,118 @@
+"""Vector env speed (`kdenv bench vector`): decisions/s of many games stepped at once, on one core.
+
+Every figure is one process stepping :class:`kdenv.vector.VectorEnv` with uniformly random legal actions
+(drawn by the compiled ``agents.compiled.random_actions`` from the masks, batched, and counted in the
+time): with observations and masks, and with masks alone (``observations=False``), for 2, 3 and 4
+players and Mighty Duel at ``num_envs`` 1, 64 and 256. Then the learner's view
+(:class:`agents.vector.LearnerVectorEnv`, 256 games) against 3 ``random`` and 3 ``fg``, in learner steps/s.
+In the same run, the reference: the AEC env (``kdenv.env.raw_env``) stepped the same way, one decision at
+a time, and the ratio of the vector env's 4-player figure to it. Rates are per CPU second of this process
+(per wall second in brackets), which stays meaningful on a shared machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+from agents.compiled import random_actions, seed
+from agents.vector import LearnerVectorEnv
+from kdenv.env import raw_env
+from kdenv.rules import Rules
+from kdenv.vector import VectorEnv
+
+TABLES: dict[str, tuple[int, Rules]] = {
+    "2 players": (2, Rules()),
+    "3 players": (3, Rules()),
+    "4 players": (4, Rules(middle_kingdom=True, harmony=True)),
+    "Mighty Duel": (2, Rules(kingdom_size=7)),
+}
+
+
+def timed(step: Callable[[], int], seconds: float) -> tuple[float, float]:
+    """(per CPU second, per wall second) rates of ``step`` (which returns the decisions it made) over ``seconds``."""
+    step()  # compile, or load numba's cache, before timing
+    count, start, cpu = 0, time.perf_counter(), time.process_time()
+    while time.perf_counter() - start < seconds:
+        count += step()
+    return count / max(time.process_time() - cpu, 1e-9), count / (time.perf_counter() - start)
+
+
+def vector_rate(num_players: int, rules: Rules, num_envs: int, observations: bool, seconds: float) -> tuple:
+    """Decisions/s of the vector env with random legal actions."""
+    venv = VectorEnv(num_envs, num_players, rules=rules, observations=observations, copy=False)
+    obs, _ = venv.reset(seed=0)
+    actions = np.zeros(num_envs, np.int64)
+
+    def step() -> int:
+        random_actions(venv._mask, actions)
+        venv.step(actions)
+        return num_envs
+
+    return timed(step, seconds)
+
+
+def learner_rate(opponent: str, num_envs: int, seconds: float) -> tuple:
+    """Learner steps/s of the learner's view against three ``opponent`` at the study's table."""
+    venv = LearnerVectorEnv(num_envs, 4, opponents=[opponent] * 3, middle_kingdom=True, harmony=True, copy=False)
+    venv.reset(seed=0)
+    actions = np.zeros(num_envs, np.int64)
+
+    def step() -> int:
+        random_actions(venv.env._mask, actions)
+        venv.step(actions)
+        return num_envs
+
+    return timed(step, seconds)
+
+
+def aec_rate(num_players: int, rules: Rules, seconds: float) -> tuple:
+    """Decisions/s of the AEC env with random legal actions from its masks, one decision a call."""
+    env = raw_env(num_players, rules=rules)
+    env.reset(seed=0)
+    rng = np.random.default_rng(0)
+
+    def step() -> int:
+        for _ in range(100):
+            observation, _, terminated, _, _ = env.last()
+            if terminated:
+                env.reset()
+                observation, *_ = env.last()
+            env.step(int(rng.choice(np.flatnonzero(observation["action_mask"]))))
+        return 100
+
+    return timed(step, seconds)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="kdenv bench vector", description=__doc__)
+    parser.add_argument("--seconds", type=float, default=2.0, help="seconds per figure (default 2)")
+    parser.add_argument("--short", action="store_true", help="4 players and 64 games only (a quick check)")
+    args = parser.parse_args(argv)
+    seed(0)
+    sizes = (64,) if args.short else (1, 64, 256)
+    tables = {"4 players": TABLES["4 players"]} if args.short else TABLES
+    best = 0.0
+    for name, (players, rules) in tables.items():
+        for observations in (True, False):
+            kind = "obs+masks " if observations else "masks only"
+            for size in sizes:
+                cpu, wall = vector_rate(players, rules, size, observations, args.seconds)
+                print(f"vector {name:11} {kind} num_envs={size:3}: {cpu:9,.0f} decisions/s ({wall:,.0f} wall)")
+                if name == "4 players" and observations:
+                    best = max(best, cpu)
+    for opponent in ("random", "fg"):
+        cpu, wall = learner_rate(opponent, sizes[-1], args.seconds)
+        print(f"learner view vs 3 {opponent:6} num_envs={sizes[-1]}: {cpu:9,.0f} learner steps/s ({wall:,.0f} wall)")
+    players, rules = TABLES["4 players"]
+    cpu, wall = aec_rate(players, rules, args.seconds)
+    print(f"AEC env (raw_env) 4 players obs+masks: {cpu:9,.0f} decisions/s ({wall:,.0f} wall)")
+    print(f"ratio vector (4 players, obs+masks, best num_envs) / AEC: {best / cpu:.1f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,96 @@
+"""Whole batches of games in one compiled call: check and play one action per game, observe every game.
+
+These loops are what :class:`kdenv.vector.VectorEnv` calls once a step; the rewards are those of the
+AEC env (:mod:`kdenv.env`): ``RANK`` and ``MARGIN`` at the end, ``SCORE`` after each placement or discard.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kdenv.core.jit import jit
+from kdenv.core.machine import FINISHED, PHASE, PLACING, apply, placings, player, standings
+from kdenv.core.observe import observe, redraw, write_mask
+
+RANK, MARGIN, SCORE = range(3)  # reward kinds, in the order of kdenv.env.REWARDS
+
+
+@jit
+def first_illegal(mask, actions, rows):
+    """The first of ``rows`` whose action its (current) legal-action ``mask`` forbids, or -1 when all are legal."""
+    for i in rows:
+        if not (0 <= actions[i] < mask.shape[1] and mask[i, actions[i]]):
+            return i
+    return -1
+
+
+@jit(inline=True)
+def play(s, g, t, i, action, reward, paid, rewards, ended):
+    """Play a legal ``action`` in game ``i``: redraw the mover's kingdom, pay the rewards of the move into
+    ``rewards[i]`` (``paid``: each player's score already paid by the ``SCORE`` reward) and note in
+    ``ended[i]`` whether the game is over. Kingdoms are redrawn only where planes are kept or paid for."""
+    mover = player(g, i)
+    placing = g.counters[i, PHASE] == PLACING
+    apply(g, i, t, action)
+    if placing and (s.planes.shape[2] or reward == SCORE):
+        redraw(s, g, i, mover, t)
+        if reward == SCORE:
+            rewards[i, mover] += (s.scores[i, mover] - paid[i, mover]) / t.score_scale
+            paid[i, mover] = s.scores[i, mover]
+    ended[i] = g.counters[i, PHASE] == FINISHED
+    if ended[i] and reward != SCORE:
+        n = t.num_players
+        final = np.empty((n, 3), np.int64)
+        standings(g, i, t, final)
+        if reward == RANK:
+            places = np.empty(n, np.float64)
+            placings(final, places)
+            for p in range(n):
+                rewards[i, p] += 1.0 - 2.0 * places[p] / (n - 1)
+        else:
+            for p in range(n):
+                best = -(1 << 30)
+                for q in range(n):
+                    if q != p:
+                        best = max(best, final[q, 0])
+                rewards[i, p] += (final[p, 0] - best) / t.score_scale
+
+
+@jit
+def play_rows(s, g, t, actions, rows, reward, paid, rewards, ended, mask):
+    """Unless an action is illegal by ``mask`` (then its row is returned and nothing changes), play
+    ``actions[i]`` in each game i of ``rows`` as :func:`play`, adding to ``rewards``; returns -1."""
+    bad = first_illegal(mask, actions, rows)
+    if bad >= 0:
+        return bad
+    for i in rows:
+        play(s, g, t, i, actions[i], reward, paid, rewards, ended)
+    return -1
+
+
+@jit
+def step_all(s, g, t, actions, rows, reward, paid, rewards, ended, movers, board, features, mask, work):
+    """One step of the games of ``rows``: :func:`play_rows` (``rewards`` and ``ended`` start afresh), then
+    observe the games that go on from their players to move (``movers``). The row of an illegal action, or -1."""
+    rewards[:, :] = 0.0
+    ended[:] = False
+    bad = play_rows(s, g, t, actions, rows, reward, paid, rewards, ended, mask)
+    if bad >= 0:
+        return bad
+    observing = board.shape[1] > 0
+    for i in rows:
+        if not ended[i]:
+            movers[i] = player(g, i)
+            if observing:
+                observe(s, g, i, t, movers[i], board[i], features[i], mask[i], work)
+            else:
+                write_mask(g, i, t, mask[i], work)
+    return -1
+
+
+@jit
+def observe_all(s, g, t, rows, observers, board, features, mask, work):
+    """Observe each game ``i`` of ``rows`` from ``observers[i]`` into row i of the buffers: ``board``
+    (n, C, cells), ``features`` (n, V), ``mask`` (n, A); a board of shape (n, 0, 0) writes the masks alone."""
+    for i in rows:
+        observe(s, g, i, t, observers[i], board[i], features[i], mask[i], work)

@@ -1,0 +1,205 @@
+"""Kingdoms as grids, compiled: placing, legal placements, properties and scores.
+
+A kingdom is four arrays over the F x F frame: ``terrain`` (EMPTY, a terrain 0..5, or CASTLE per cell),
+``crowns``, ``reach`` (per terrain, the cells where a half of it connects: next to that terrain or to
+the castle) and ``box`` (min row, max row, min col, max col of its squares). The engine's
+:class:`kdenv.kingdom.Kingdom` is the same kingdom as bitboards; the tests keep the two equal.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kdenv.core.jit import jit
+from kdenv.tiles import NUM_TERRAINS
+
+EMPTY, CASTLE = -1, 6  # grid codes besides the terrains 0..5
+assert CASTLE == NUM_TERRAINS
+
+
+@jit
+def clear(terrain, crowns, reach, box, t):
+    """Make a kingdom of the castle alone."""
+    terrain[:] = EMPTY
+    crowns[:] = 0
+    reach[:, :] = False
+    box[0], box[1], box[2], box[3] = t.width, -1, t.width, -1
+    _lay(terrain, crowns, reach, box, t, t.castle, CASTLE, 0)
+
+
+@jit
+def prepare(terrain, t):
+    """Every kingdom's reach and box, from its terrain grid (rows of ``terrain`` are kingdoms)."""
+    players, cells = terrain.shape
+    reach = np.zeros((players, CASTLE, cells), dtype=np.bool_)
+    box = np.empty((players, 4), dtype=np.int64)
+    for p in range(players):
+        box[p, 0], box[p, 1], box[p, 2], box[p, 3] = t.width, -1, t.width, -1
+        for cell in range(cells):
+            if terrain[p, cell] != EMPTY:
+                _touch(reach[p], box[p], t, cell, terrain[p, cell])
+    return reach, box
+
+
+@jit(inline=True)
+def _touch(reach, box, t, cell, terrain):
+    """Record a square of ``terrain`` on ``cell`` in the reach and the box."""
+    r, c = cell // t.width, cell % t.width
+    box[0], box[1] = min(box[0], r), max(box[1], r)
+    box[2], box[3] = min(box[2], c), max(box[3], c)
+    for d in range(4):
+        nb = t.neighbours[cell, d]
+        if nb >= 0:
+            if terrain == CASTLE:
+                reach[:, nb] = True
+            else:
+                reach[terrain, nb] = True
+
+
+@jit(inline=True)
+def _lay(terrain, crowns, reach, box, t, cell, kind, k):
+    terrain[cell] = kind
+    crowns[cell] = k
+    _touch(reach, box, t, cell, kind)
+
+
+@jit(inline=True)
+def cells_of(action, t):
+    """(half A cell, half B cell) of a placement action."""
+    a = action >> 2
+    return a, a + t.steps[action & 3]
+
+
+@jit(inline=True)
+def place(terrain, crowns, reach, box, t, number, action):
+    """Lay domino ``number`` by placement ``action`` (assumed legal)."""
+    a, b = cells_of(action, t)
+    h = t.halves
+    _lay(terrain, crowns, reach, box, t, a, h[number, 0], h[number, 1])
+    _lay(terrain, crowns, reach, box, t, b, h[number, 2], h[number, 3])
+
+
+@jit(inline=True)
+def window(box, t):
+    """(first row, last row, first col, last col) a square may take and keep the kingdom within S x S."""
+    size, last = t.size, t.width - 1
+    return (
+        max(0, box[1] - size + 1),
+        min(last, box[0] + size - 1),
+        max(0, box[3] - size + 1),
+        min(last, box[2] + size - 1),
+    )
+
+
+@jit(inline=True)
+def placements(terrain, reach, box, t, number, out):
+    """Write the legal placement actions of domino ``number`` to ``out`` (cell-major); their count.
+
+    Both cells empty and inside the window, and half A next to its terrain or the castle, or half B
+    next to its own (a domino within the window's rows and columns keeps the kingdom S x S)."""
+    width = t.width
+    ta, tb = t.halves[number, 0], t.halves[number, 2]
+    r_lo, r_hi, c_lo, c_hi = window(box, t)
+    count = 0
+    for r in range(r_lo, r_hi + 1):
+        for c in range(c_lo, c_hi + 1):
+            a = r * width + c
+            if terrain[a] != EMPTY:
+                continue
+            near_a = reach[ta, a]
+            if c < c_hi and terrain[a + 1] == EMPTY and (near_a or reach[tb, a + 1]):
+                out[count] = 4 * a
+                count += 1
+            if r < r_hi and terrain[a + width] == EMPTY and (near_a or reach[tb, a + width]):
+                out[count] = 4 * a + 1
+                count += 1
+            if c > c_lo and terrain[a - 1] == EMPTY and (near_a or reach[tb, a - 1]):
+                out[count] = 4 * a + 2
+                count += 1
+            if r > r_lo and terrain[a - width] == EMPTY and (near_a or reach[tb, a - width]):
+                out[count] = 4 * a + 3
+                count += 1
+    return count
+
+
+@jit(inline=True)
+def centred(terrain, t):
+    """Every square within the S x S window centred on the castle (Middle Kingdom)."""
+    for cell in range(t.cells):  # noqa: SIM110 (numba compiles loops, not generators)
+        if terrain[cell] != EMPTY and not t.middle[cell]:
+            return False
+    return True
+
+
+@jit(inline=True)
+def occupied(terrain):
+    """Squares of the kingdom, castle included."""
+    count = 0
+    for cell in range(terrain.shape[0]):
+        count += terrain[cell] != EMPTY
+    return count
+
+
+@jit(inline=True)
+def middle_bonus(t, is_centred):
+    """The Middle Kingdom bonus of a kingdom (0 when the variant is off)."""
+    return t.middle_bonus if is_centred else 0
+
+
+@jit(inline=True)
+def harmony_bonus(t, squares, discards):
+    """The Harmony bonus of a kingdom of ``squares`` squares (castle included) after ``discards`` discards."""
+    return t.harmony_bonus if discards == 0 and squares == t.size * t.size else 0
+
+
+@jit
+def bonuses(terrain, discards, t):
+    """The variant bonuses a kingdom earns now, as ``Rules.bonuses``."""
+    return middle_bonus(t, centred(terrain, t)) + harmony_bonus(t, occupied(terrain), discards)
+
+
+@jit
+def label(terrain, crowns, labels, sizes, crs, stack, t):
+    """Index the properties: ``labels[cell]`` (-1 on empty cells and the castle), squares and crowns per
+    index; returns how many there are."""
+    labels[:] = -1
+    n = 0
+    for start in range(terrain.shape[0]):
+        kind = terrain[start]
+        if not 0 <= kind < CASTLE or labels[start] >= 0:  # not a terrain, or done
+            continue
+        labels[start] = n
+        stack[0] = start
+        top, squares, property_crowns = 1, 0, 0
+        while top:
+            top -= 1
+            cell = stack[top]
+            squares += 1
+            property_crowns += crowns[cell]
+            for d in range(4):
+                nb = t.neighbours[cell, d]
+                if nb >= 0 and labels[nb] < 0 and terrain[nb] == kind:
+                    labels[nb] = n
+                    stack[top] = nb
+                    top += 1
+        sizes[n], crs[n] = squares, property_crowns
+        n += 1
+    return n
+
+
+@jit
+def standing(terrain, crowns, discards, t, out):
+    """The kingdom's (score with bonuses, largest property, total crowns) into ``out``."""
+    cells = terrain.shape[0]
+    labels, sizes, crs, stack = (
+        np.empty(cells, np.int64),
+        np.empty(cells, np.int64),
+        np.empty(cells, np.int64),
+        np.empty(cells, np.int64),
+    )
+    score = largest = total_crowns = 0
+    for i in range(label(terrain, crowns, labels, sizes, crs, stack, t)):
+        score += sizes[i] * crs[i]
+        largest = max(largest, sizes[i])
+        total_crowns += crs[i]
+    out[0], out[1], out[2] = score + bonuses(terrain, discards, t), largest, total_crowns

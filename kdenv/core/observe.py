@@ -1,0 +1,148 @@
+"""Observations and masks, compiled: the layout of :class:`kdenv.encoding.ObservationEncoder`, value for value.
+
+Each seat's ten planes and its score are kept per game (:class:`Seen`) and redrawn only when that
+kingdom changes (:func:`redraw`, once per placement or discard); an observation is then a copy of the
+kingdoms in the observer's order, the legal placements of the acting king, and a few dozen features.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from kdenv.core.grid import CASTLE, EMPTY, standing, window
+from kdenv.core.jit import jit
+from kdenv.core.machine import (
+    CLAIMS,
+    DRAWN,
+    FINISHED,
+    HELD,
+    KING,
+    LINE,
+    NEXT,
+    PHASE,
+    PLACING,
+    QUEUE,
+    ROUND,
+    legal_placements,
+)
+from kdenv.core.machine import held as held_domino
+from kdenv.core.tables import Tables
+
+CURRENT_LINE, NEXT_LINE, HELD_DOMINO, DECISION, ROUND_FEATURE, SCORES, UNSEEN = range(7)  # Tables.starts
+
+
+class Seen(NamedTuple):
+    """Each seat's planes and score as last drawn, per game."""
+
+    planes: np.ndarray  # (n, players, planes per kingdom, cells) float32
+    scores: np.ndarray  # (n, players): score with bonuses
+    standing: np.ndarray  # (3,) scratch for a standing
+
+
+def seen(n: int, t: Tables, planes: bool = True) -> Seen:
+    """Room for what ``n`` games' observations are made of (fill a game with :func:`redraw_all`); with
+    ``planes=False`` the scores alone, for masks without observations."""
+    return Seen(
+        np.zeros((n, t.num_players, int(t.planes[0]), t.cells) if planes else (n, t.num_players, 0, 0), np.float32),
+        np.zeros((n, t.num_players), np.int64),
+        np.zeros(3, np.int64),
+    )
+
+
+@jit
+def redraw(s, g, i, p, t):
+    """Draw seat ``p``'s planes (if kept) and score in game ``i`` afresh from its kingdom."""
+    planes, terrain, crowns = s.planes[i, p], g.terrain[i, p], g.crowns[i, p]
+    standing(terrain, crowns, g.discards[i, p], t, s.standing)
+    s.scores[i, p] = s.standing[0]
+    if planes.shape[0] == 0:
+        return
+    crown_plane, castle_plane, empty_plane, window_plane = t.planes[1], t.planes[2], t.planes[3], t.planes[4]
+    planes[:, :] = 0.0
+    r_lo, r_hi, c_lo, c_hi = window(g.box[i, p], t)
+    for cell in range(t.cells):
+        kind = terrain[cell]
+        if kind == EMPTY:
+            planes[empty_plane, cell] = 1.0
+            r, c = cell // t.width, cell % t.width
+            if r_lo <= r <= r_hi and c_lo <= c <= c_hi:
+                planes[window_plane, cell] = 1.0
+        elif kind == CASTLE:
+            planes[castle_plane, cell] = 1.0
+        else:
+            planes[kind, cell] = 1.0
+            if crowns[cell]:
+                planes[crown_plane, cell] = crowns[cell] / t.crown_scale
+
+
+@jit
+def redraw_rows(s, g, rows, t):
+    """Draw every seat of the games of ``rows`` afresh (new deals)."""
+    for i in rows:
+        for p in range(t.num_players):
+            redraw(s, g, i, p, t)
+
+
+@jit(inline=True)
+def write_mask(g, i, t, mask, work):
+    """Write game ``i``'s legal-action mask into ``mask`` (A); the placements stay in ``work``, their count
+    is returned (0 unless placing)."""
+    phase, line = g.counters[i, PHASE], g.counters[i, LINE]
+    mask[:] = 0
+    count = 0
+    if phase == PLACING:
+        count = legal_placements(g, i, t, work)
+        for k in range(count):
+            mask[work[k]] = 1
+        mask[t.discard] = count == 0 or t.voluntary_discard
+    elif phase != FINISHED:
+        for slot in range(line):
+            mask[t.discard + 1 + slot] = g.draft[i, CLAIMS, slot] < 0
+    return count
+
+
+@jit
+def observe(s, g, i, t, observer, board, features, mask, work):
+    """Write game ``i`` seen by ``observer`` into ``board`` (C, cells), ``features`` (V) and ``mask`` (A).
+
+    ``work`` is room for the placements. ``board`` and ``features`` may be empty arrays: then only the mask
+    is written."""
+    count = write_mask(g, i, t, mask, work)
+    if board.shape[0] == 0:
+        return
+    n, per = t.num_players, t.planes[0]
+    c, draft = g.counters[i], g.draft[i]
+    phase, acting = c[PHASE], c[KING]
+    for k in range(n):
+        board[k * per : (k + 1) * per] = s.planes[i, (observer + k) % n]
+    board[n * per :] = 0.0
+    for k in range(count):
+        board[n * per + (work[k] & 3), work[k] >> 2] = 1.0
+    features[:] = 0.0
+    at = t.starts
+    width = t.domino_features.shape[1]
+    for k in range(t.kings):
+        base = at[CURRENT_LINE] + k * (width + n + 2)
+        features[base : base + width] = t.domino_features[draft[HELD, k]]
+        features[base + width + (draft[QUEUE, k] - observer) % n] = 1.0
+        if phase == FINISHED or k < acting:
+            features[base + width + n] = 1.0
+        elif k == acting:
+            features[base + width + n + 1] = 1.0
+    for k in range(c[LINE]):
+        base = at[NEXT_LINE] + k * (width + n)
+        features[base : base + width] = t.domino_features[draft[NEXT, k]]
+        if draft[CLAIMS, k] >= 0:
+            features[base + width + (draft[CLAIMS, k] - observer) % n] = 1.0
+    if phase == PLACING:
+        features[at[HELD_DOMINO] : at[HELD_DOMINO] + width] = t.domino_features[held_domino(g, i)]
+        features[at[DECISION] + 1] = 1.0
+    elif phase != FINISHED:
+        features[at[DECISION]] = 1.0
+    features[at[ROUND_FEATURE]] = c[ROUND] / t.rounds
+    for k in range(n):
+        features[at[SCORES] + k] = s.scores[i, (observer + k) % n] / t.score_scale
+    for k in range(c[DRAWN], g.deck.shape[1]):
+        features[at[UNSEEN] + g.deck[i, k] - 1] = 1.0

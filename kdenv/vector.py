@@ -1,0 +1,221 @@
+"""``VectorEnv``: many Kingdomino games stepped in one call, every seat's decisions, on the compiled core.
+
+For trainers that want batches, as pgx and EnvPool give them::
+
+    from kdenv.vector import VectorEnv
+    venv = VectorEnv(num_envs=256, num_players=4, middle_kingdom=True, harmony=True, reward="rank")
+    obs, info = venv.reset(seed=0)   # obs["board"] (N, C, F, F), obs["features"] (N, V), obs["action_mask"] (N, A)
+                                     # info["current_player"] (N,): whose decision each row is
+    obs, rewards, terminations, truncations, info = venv.step(actions)   # rewards: (N, num_players)
+    venv.records()                   # kingdomino-replay/1 records of the games finished since the last call
+
+Row i is one game, seen by the player to move (``info["current_player"][i]``) in exactly the layout of
+:class:`kdenv.encoding.ObservationEncoder`, value for value what the AEC env gives that player; the
+action mask is the engine's legal actions. Actions are the codec of :mod:`kdenv.actions`.
+
+* **Rewards** ``(N, num_players)`` float64, each player's reward from the step, under the AEC env's
+  options (``"rank"``, ``"margin"``, ``"score"``, see :mod:`kdenv.env`).
+* **Autoreset**: Gymnasium's ``SAME_STEP`` mode. A game that ends in a step is dealt again within that
+  step: its row of the observation is the new game's first decision, ``terminations[i]`` is True, and
+  ``info["final_info"]`` holds the finished games' ``scores`` and ``placings`` (N, num_players), marked
+  by ``info["_final_info"]``. There is no final observation: nobody moves in a finished game.
+* **Illegal actions** raise :class:`~kdenv.errors.IllegalMoveError` naming the env index, the action and
+  the engine's reason, before any game changes.
+* **Seeds**: ``reset(seed=s)`` deals the same games for the same ``s`` (and the same later deals, for the
+  same actions). :meth:`VectorEnv.game` gives game i as the engine's ``Game``, and a record carries its deck
+  and king order.
+* ``observations=False`` gives the action masks alone (``obs["action_mask"]``), for scripted or search
+  players that read the state themselves; ``copy=False`` returns the env's own buffers, which the next
+  step overwrites (faster: no copy of the boards).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode
+
+from kdenv.core.batch import observe_all, step_all
+from kdenv.core.machine import MADE, Games, games, placings, standings, start_all
+from kdenv.core.observe import Seen, redraw_rows, seen
+from kdenv.core.tables import Tables, tables
+from kdenv.env import REWARDS, make_rules
+from kdenv.errors import IllegalMoveError, KingdominoError
+from kdenv.game import Game
+from kdenv.replay import to_record
+from kdenv.rules import Rules
+from kdenv.tiles import NUM_DOMINOES
+
+
+class VectorEnv(gymnasium.vector.VectorEnv):
+    """``num_envs`` games at one table, all seats' decisions, stepped together (see the module docstring)."""
+
+    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
+
+    def __init__(
+        self,
+        num_envs: int = 1,
+        num_players: int = 4,
+        reward: str = "rank",
+        rules: Rules | None = None,
+        kingdom_size: int | None = None,
+        mighty_duel: bool = False,
+        middle_kingdom: bool = False,
+        harmony: bool = False,
+        voluntary_discard: bool = False,
+        observations: bool = True,
+        copy: bool = True,
+        max_records: int = 10_000,
+    ) -> None:
+        if reward not in REWARDS:
+            raise KingdominoError(f"unknown reward {reward!r}; choose from {', '.join(REWARDS)}")
+        if not isinstance(num_envs, int) or num_envs < 1:
+            raise KingdominoError(f"num_envs must be a positive integer, not {num_envs!r}")
+        self.rules = make_rules(
+            rules, mighty_duel, kingdom_size=kingdom_size, middle_kingdom=middle_kingdom, harmony=harmony,
+            voluntary_discard=voluntary_discard,
+        )  # fmt: skip
+        self.rules.setup(num_players)  # a clear error for an impossible table
+        self.num_envs, self.num_players, self.reward = num_envs, num_players, reward
+        self.tables: Tables = tables(num_players, self.rules)
+        t = self.tables
+        self.games: Games = games(num_envs, t)
+        self.seen: Seen = seen(num_envs, t, planes=observations)
+        self.copy = copy
+        self._reward_kind = REWARDS.index(reward)
+        width = t.width
+        shape = (t.num_planes, width, width) if observations else (0, 0, 0)
+        self._board = np.zeros((num_envs, *shape), np.float32)
+        self._board_cells = self._board.reshape(num_envs, shape[0], shape[1] * shape[2])
+        self._features = np.zeros((num_envs, t.num_features if observations else 0), np.float32)
+        self._mask = np.zeros((num_envs, t.num_actions), np.int8)
+        self._work = np.zeros(4 * t.cells, np.int64)
+        self._rows = np.arange(num_envs)
+        self._movers = np.zeros(num_envs, np.int64)  # the player to move in each game
+        self._rewards = np.zeros((num_envs, num_players), np.float64)
+        self._ended = np.zeros(num_envs, np.bool_)
+        self._paid = np.zeros((num_envs, num_players), np.int64)  # scores already paid by the "score" reward
+        self._final = np.zeros((num_envs, num_players, 3), np.int64)
+        kings_each = self.rules.setup(num_players)[0]
+        self._king_order = np.repeat(np.arange(num_players, dtype=np.int64), kings_each)  # shuffled at each deal
+        self.agent_names: list[list[str] | None] = [None] * num_envs  # who plays each seat, for records
+        self._finished: deque = deque(maxlen=max_records)
+        self._rng = np.random.default_rng()
+        self.observations = observations
+        mask_space = spaces.Box(0, 1, (t.num_actions,), np.int8)
+        single = {"action_mask": mask_space}
+        if observations:
+            single = {
+                "board": spaces.Box(0.0, 1.0, (t.num_planes, width, width), np.float32),
+                "features": spaces.Box(0.0, np.inf, (t.num_features,), np.float32),
+                **single,
+            }
+        self.single_observation_space = spaces.Dict(single)
+        self.observation_space = gymnasium.vector.utils.batch_space(self.single_observation_space, num_envs)
+        self.single_action_space = spaces.Discrete(t.num_actions)
+        self.action_space = spaces.MultiDiscrete(np.full(num_envs, t.num_actions))
+
+    # ----- the Gymnasium vector API ----------------------------------------------------------------
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
+        """Deal every game afresh; ``seed`` makes the deals (and every later one) reproducible."""
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+        self._deal(self._rows)
+        return self._obs(), {"current_player": self._movers.copy()}
+
+    def step(self, actions: Any) -> tuple[dict, np.ndarray, np.ndarray, np.ndarray, dict]:
+        """Play one action in every game (the player to move's), deal the games that end, observe."""
+        actions = self._actions(actions)
+        bad = step_all(self.seen, self.games, self.tables, actions, self._rows, self._reward_kind, self._paid,
+                       self._rewards, self._ended, self._movers, self._board_cells, self._features, self._mask,
+                       self._work)  # fmt: skip
+        if bad >= 0:
+            raise IllegalMoveError(f"env {bad}: {self.reason(bad, int(actions[bad]))}")
+        ended = np.flatnonzero(self._ended)
+        info = self._end_games(ended) if ended.size else {}
+        info["current_player"] = self._movers.copy()
+        return self._obs(), self._rewards.copy(), self._ended.copy(), np.zeros(self.num_envs, np.bool_), info
+
+    def records(self) -> list[dict]:
+        """The ``kingdomino-replay/1`` records of the games finished since the last call (the latest
+        ``max_records`` of them), each re-played through the engine as it is written."""
+        done = list(self._finished)
+        self._finished.clear()
+        return [to_record(self._replay(*game), agents) for *game, agents in done]
+
+    def close(self, **kwargs: Any) -> None:
+        """Nothing to release."""
+
+    # ----- helpers the single-agent views build on -------------------------------------------------
+    def reason(self, i: int, action: int) -> str:
+        """Why ``action`` is illegal now in game ``i``: the engine's own words, on the game re-played."""
+        if not 0 <= action < self.tables.num_actions:
+            return f"action {action} is outside the action space Discrete({self.tables.num_actions})"
+        game = self.game(i)
+        try:
+            game.step(action)
+        except IllegalMoveError as err:
+            return f"action {action}: {err}"
+        return f"action {action} is legal in the engine but not in the compiled core (please report this)"
+
+    def game(self, i: int) -> Game:
+        """Game ``i`` as the engine's :class:`~kdenv.game.Game`, re-played from its deal and moves."""
+        return self._replay(*self._game_arrays(i))
+
+    def _game_arrays(self, i: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Copies of game ``i``'s deck, king order and moves made."""
+        g = self.games
+        return g.deck[i].copy(), g.order[i].copy(), g.moves[i, : g.counters[i, MADE]].copy()
+
+    def _replay(self, deck: np.ndarray, king_order: np.ndarray, moves: np.ndarray) -> Game:
+        in_play = self.tables.in_play
+        game = Game.from_deck(self.num_players, self.rules, deck[:in_play].tolist(), king_order.tolist())
+        for p, action, _ in moves.tolist():
+            game.step(action, p)
+        return game
+
+    def _actions(self, actions: Any) -> np.ndarray:
+        array = np.asarray(actions)
+        if array.shape != (self.num_envs,) or not np.issubdtype(array.dtype, np.integer):
+            raise IllegalMoveError(
+                f"actions must be {self.num_envs} integers, one per env, not {array.dtype} of shape {array.shape}"
+            )
+        return array.astype(np.int64, copy=False)
+
+    def _deal(self, rows: np.ndarray) -> None:
+        """Deal the games of ``rows`` afresh (shuffled dominoes and kings from the env's generator), observe them."""
+        decks = self._rng.permuted(np.tile(np.arange(1, NUM_DOMINOES + 1, dtype=np.int64), (rows.size, 1)), axis=1)
+        orders = self._rng.permuted(np.tile(self._king_order, (rows.size, 1)), axis=1)
+        start_all(self.games, self.tables, rows, decks, orders)
+        redraw_rows(self.seen, self.games, rows, self.tables)
+        self._paid[rows] = 0
+        self._movers[rows] = orders[:, 0]
+        self._observe(rows, self._movers)
+
+    def _end_games(self, ended: np.ndarray) -> dict:
+        """Keep the finished games' records and results, and deal them again; the ``final_info``."""
+        scores = np.zeros((self.num_envs, self.num_players), np.int64)
+        places = np.zeros((self.num_envs, self.num_players), np.float64)
+        for i in ended.tolist():
+            standings(self.games, i, self.tables, self._final[i])
+            placings(self._final[i], places[i])
+            scores[i] = self._final[i, :, 0]
+            self._finished.append((*self._game_arrays(i), self.agent_names[i]))
+        self._deal(ended)
+        return {"final_info": {"scores": scores, "placings": places}, "_final_info": self._ended.copy()}
+
+    def _observe(self, rows: np.ndarray, observers: np.ndarray) -> None:
+        """Observe the games of ``rows`` from ``observers`` into the buffers."""
+        observe_all(self.seen, self.games, self.tables, rows, observers, self._board_cells, self._features,
+                    self._mask, self._work)  # fmt: skip
+
+    def _obs(self) -> dict:
+        """The observation in the buffers (copies unless ``copy=False``)."""
+        obs = {"action_mask": self._mask}
+        if self.observations:
+            obs = {"board": self._board, "features": self._features, **obs}
+        return {k: v.copy() for k, v in obs.items()} if self.copy else obs

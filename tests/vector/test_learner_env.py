@@ -1,0 +1,105 @@
+"""The learner's vector view: its observations and rewards are the AEC env's, its opponents play by the rules."""
+
+import numpy as np
+import pytest
+
+from agents.vector import LearnerVectorEnv
+from kdenv.env import raw_env
+from kdenv.errors import IllegalMoveError, KingdominoError
+from kdenv.replay import replay_record
+from kdenv.rules import Rules
+from tests.vector.test_vector_env import random_actions
+
+TABLES = [
+    (4, Rules(middle_kingdom=True, harmony=True), ["fg", "gprd", "random"], "rank"),
+    (3, Rules(voluntary_discard=True), ["gprd", "fg"], "score"),
+    (2, Rules(kingdom_size=7, harmony=True), ["fg"], "margin"),
+    (2, Rules(), ["random"], "rank"),
+]
+
+
+def learner_view_in_aec(record: dict, seat: int, reward: str) -> tuple[list, float]:
+    """The learner's observations at its decisions and its total reward, re-played in the AEC env."""
+    env = raw_env(record["num_players"], reward=reward, rules=Rules.from_dict(record["rules"]))
+    env.reset(options={"deck": record["deck"], "king_order": record["king_order"]})
+    game = replay_record(record)  # the moves as actions, checked by the engine
+    seen, total = [], 0.0
+    for player, action, _ in game.moves:
+        if player == seat:
+            seen.append(env.observe(env.agent_selection))
+        env.step(action)
+        total += env.rewards[env.possible_agents[seat]]
+    return seen, total
+
+
+@pytest.mark.parametrize("players, rules, opponents, reward", TABLES)
+def test_learner_observations_and_rewards_are_the_aec_envs_and_opponents_play_legal_games(
+    players, rules, opponents, reward
+):
+    venv = LearnerVectorEnv(2, players, opponents=opponents, rules=rules, reward=reward)
+    obs, info = venv.reset(seed=1)
+    rng = np.random.default_rng(1)
+    history = [[], []]  # per row: (observation, mask, reward) of the learner in the current game
+    checked = 0
+    while checked < 4:
+        masks = venv.action_masks()
+        for i in range(2):
+            history[i].append((obs["board"][i], obs["features"][i], masks[i]))
+        obs, rewards, terminated, truncated, info = venv.step(random_actions(masks, rng))
+        for i in range(2):
+            history[i][-1] += (rewards[i],)
+        if terminated.any():
+            records = venv.records()
+            for i, record in zip(np.flatnonzero(terminated), records, strict=True):
+                seat = info["final_info"]["seat"][i]
+                assert record["agents"][seat] == "learner"
+                seen, total = learner_view_in_aec(record, seat, reward)
+                assert len(seen) == len(history[i])
+                for expected, (board, features, mask, _) in zip(seen, history[i], strict=True):
+                    assert np.array_equal(board, expected["observation"]["board"])
+                    assert np.array_equal(features, expected["observation"]["features"])
+                    assert np.array_equal(mask, expected["action_mask"].astype(bool))
+                assert sum(step[3] for step in history[i]) == pytest.approx(total)
+                assert np.array_equal(info["final_obs"]["features"][i].shape, obs["features"][i].shape)
+                history[i] = []
+                checked += 1
+
+
+def test_a_batched_opponent_is_called_once_per_decision_across_the_waiting_games():
+    calls = []
+
+    def first_legal(obs, mask):
+        calls.append(mask.shape[0])
+        assert obs["board"].shape[0] == mask.shape[0]
+        return mask.argmax(axis=1)
+
+    venv = LearnerVectorEnv(8, 4, opponents=[first_legal, "fg", first_legal], seat=0)
+    obs, _ = venv.reset(seed=0)
+    for _ in range(30):
+        obs, *_ = venv.step(random_actions(venv.action_masks(), np.random.default_rng(0)))
+    assert max(calls) == 8  # the seat-0 learner's games keep in step: all eight wait together
+    assert len(calls) < 30 * 2 * 2 * 8 / 4
+
+
+def test_an_illegal_opponent_move_names_the_opponent_and_a_bad_opponent_is_refused():
+    venv = LearnerVectorEnv(2, 2, opponents=[lambda obs, mask: np.full(mask.shape[0], 3)])
+    with pytest.raises(IllegalMoveError, match="opponent '<lambda>' in env"):
+        venv.reset(seed=0)
+        for _ in range(20):
+            venv.step(random_actions(venv.action_masks(), np.random.default_rng(0)))
+    with pytest.raises(KingdominoError, match="cannot play in the vector env"):
+        LearnerVectorEnv(2, 2, opponents=["mce"])
+    with pytest.raises(KingdominoError, match="give a list of 3 opponents"):
+        LearnerVectorEnv(2, 4, opponents=["fg"])
+
+
+def test_the_same_seed_gives_the_same_games_against_compiled_opponents():
+    def play(seed):
+        venv = LearnerVectorEnv(3, 4, opponents=["fg", "gprd", "random"])
+        venv.reset(seed=seed)
+        rng = np.random.default_rng(0)
+        for _ in range(60):
+            venv.step(random_actions(venv.action_masks(), rng))
+        return [r["moves"] for r in venv.records()]
+
+    assert play(4) == play(4) and play(4) != play(5)

@@ -1,0 +1,37 @@
+"""MaskablePPO trains directly on the SB3 VecEnv of the vector env."""
+
+import numpy as np
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+from sb3_contrib import MaskablePPO  # noqa: E402
+from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported  # noqa: E402
+
+from training.vec_env import KingdominoVecEnv  # noqa: E402
+
+
+def test_maskable_ppo_learns_a_few_updates_and_every_action_it_plays_is_legal():
+    env = KingdominoVecEnv(16, num_players=2, opponents=["gprd"], reward="margin")
+    assert is_masking_supported(env)
+    env.seed(0)
+    obs = env.reset()
+    assert obs["board"].shape == (16, 24, 9, 9)
+    assert get_action_masks(env).shape == (16, 329)
+    model = MaskablePPO("MultiInputPolicy", env, n_steps=32, batch_size=128, n_epochs=1, seed=0,
+                        policy_kwargs={"net_arch": [32]}, verbose=0)  # fmt: skip
+    model.learn(total_timesteps=16 * 32 * 2)
+    assert model.num_timesteps == 1024
+    ended = 0
+    obs = env.reset()
+    for _ in range(40):
+        masks = get_action_masks(env)
+        actions, _ = model.predict(obs, action_masks=masks)
+        assert masks[np.arange(16), actions].all()
+        obs, rewards, dones, infos = env.step(actions)
+        for done, info in zip(dones, infos, strict=True):
+            if done:
+                ended += 1
+                assert info["terminal_observation"]["board"].shape == (24, 9, 9)
+                assert len(info["scores"]) == 2
+    assert ended > 0
