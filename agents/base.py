@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from abc import ABC, abstractmethod
 
+from kdenv.rules import Rules
 from kdenv.view import PublicView
 
 
@@ -20,6 +21,10 @@ class Player(ABC):
     def __init__(self) -> None:
         self.rng = random.Random()
         self.seat = 0
+
+    def seat_at(self, num_players: int, rules: Rules) -> None:
+        """Prepare for games of ``num_players`` under ``rules``, before any is played; a player that cannot
+        play at that table raises a one-line KingdominoError here (the default plays anywhere)."""
 
     def reset(self, seat: int, seed: int | None = None) -> None:
         """Start a new game in ``seat``; ``seed`` makes the player's own choices repeatable."""

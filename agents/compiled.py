@@ -447,3 +447,26 @@ def random_actions(mask, out):
                 legal[count] = a
                 count += 1
         out[i] = legal[np.random.randint(0, count)] if count else -1
+
+
+@jit
+def teacher_moves(g, t, rows, policy, plans, work, targets, actions):
+    """For each game i of ``rows``: mark the best actions of ``policy`` (FG or GPRD) for the player to move in
+    ``targets[i]`` (the whole set it chooses from at random) and write the one it plays to ``actions[i]``."""
+    for i in rows:
+        targets[i, :] = False
+        if policy == GPRD and g.counters[i, PHASE] == PLACING:
+            found = gprd_placements(g, i, t, work)
+            for k in range(found):
+                targets[i, work[12][k, 0]] = True
+        elif policy == FG and g.counters[i, PHASE] == PLACING:
+            for k in range(greedy_turns(g, i, t, work)):
+                targets[i, work[12][k, 0]] = True
+        elif policy == FG:
+            for k in range(greedy_picks(g, i, t, work)):
+                targets[i, t.discard + 1 + work[12][k, 1]] = True
+        else:  # gprd picks at random
+            for slot in range(g.counters[i, LINE]):
+                targets[i, t.discard + 1 + slot] = g.draft[i, CLAIMS, slot] < 0
+        actions[i] = choose(g, i, t, policy, 0.0, plans, work)
+        targets[i, actions[i]] = True  # a forced discard is its own target

@@ -19,12 +19,19 @@ import numpy as np
 
 from agents.base import Player
 from kdenv.errors import KingdominoError
+from kdenv.rules import Rules
 from kdenv.view import PublicView
 
 CHECKPOINT_FORMAT = "kdenv-ppo/1"
 SETTINGS_ENTRY = "kdenv.json"
 WEIGHTS_ENTRY = "policy.pth"
 DEFAULT_CHECKPOINT = Path(__file__).parent / "checkpoints" / "default.zip"
+DEFAULT_CHECKPOINTS = {  # (players, kingdom size) -> the shipped checkpoint that ``ppo:default`` plays there
+    (4, 5): DEFAULT_CHECKPOINT,
+    (3, 5): DEFAULT_CHECKPOINT.with_name("default-3p.zip"),
+    (2, 5): DEFAULT_CHECKPOINT.with_name("default-2p.zip"),
+    (2, 7): DEFAULT_CHECKPOINT.with_name("default-mighty-duel.zip"),
+}
 
 
 class CheckpointError(KingdominoError):
@@ -122,11 +129,16 @@ class BatchedPolicy:
         return (logits + gumbel).argmax(axis=1)
 
 
+def shipped_table(path: Path) -> tuple[int, int]:
+    """(players, kingdom size) of a shipped checkpoint, from DEFAULT_CHECKPOINTS."""
+    return next(table for table, shipped in DEFAULT_CHECKPOINTS.items() if shipped == path)
+
+
 def batched_policy(path: str, num_players: int, kingdom_size: int, sample: bool = False) -> BatchedPolicy:
-    """The batched opponent of checkpoint ``path`` (``default``: the shipped one) for that table."""
+    """The batched opponent of checkpoint ``path`` (``default``: the shipped one of that table) for that table."""
     spec = f"ppo:{path}"
     if path == "default":
-        path = str(DEFAULT_CHECKPOINT)
+        path = str(DEFAULT_CHECKPOINTS.get((num_players, kingdom_size), DEFAULT_CHECKPOINT))
     settings, state = read_checkpoint(path)
     check_table(settings, num_players, kingdom_size, f"checkpoint {path!r}")
     return BatchedPolicy(build_policy(settings, state, f"checkpoint {path!r}"), spec, sample)
@@ -142,17 +154,33 @@ class PPOPlayer(Player):
                 raise ValueError(f"sample must be true or false, not {sample!r}")
             sample = sample.lower() in ("true", "1", "yes")
         self.sample = sample
-        if path == "default":
-            path = str(DEFAULT_CHECKPOINT)
+        self.path = path
+        self._read(str(DEFAULT_CHECKPOINT) if path == "default" else path)
+
+    def _read(self, path: str) -> None:
         settings, state = read_checkpoint(path)
         self._load(settings, build_policy(settings, state, f"checkpoint {path!r}"))
+        self.where = f"checkpoint {path!r}"
+
+    def seat_at(self, num_players: int, rules: Rules) -> None:
+        """``ppo:default`` takes the shipped checkpoint of the table; any checkpoint must fit the table."""
+        if self.path == "default":
+            shipped = DEFAULT_CHECKPOINTS.get((num_players, rules.kingdom_size))
+            if shipped is None or not shipped.is_file():
+                raise CheckpointError(
+                    f"no shipped checkpoint for {num_players} players at kingdom size {rules.kingdom_size}; "
+                    "train one with `kdenv train` and play it as ppo:PATH"
+                )
+            if (int(self.settings["num_players"]), int(self.settings["kingdom_size"])) != shipped_table(shipped):
+                self._read(str(shipped))
+        check_table(self.settings, num_players, rules.kingdom_size, self.where)
 
     @classmethod
     def from_policy(cls, settings: dict[str, Any], policy, sample: bool = False) -> PPOPlayer:
         """A player around a policy already in memory (league opponents, evaluation during training)."""
         player = cls.__new__(cls)
         Player.__init__(player)
-        player.sample = sample
+        player.sample, player.path, player.where = sample, "<in memory>", "the policy in memory"
         player._load(settings, policy)
         player.spec = "ppo:<in memory>"
         return player

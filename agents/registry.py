@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 from agents.base import Player
 from kdenv.errors import KingdominoError
+from kdenv.rules import Rules
 
 # name -> "module:factory"; factories take the spec's options as keyword arguments (strings)
 # and a player whose spec is "name:PATH" gets it as the keyword ``path``.
@@ -41,8 +42,9 @@ def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
     return name.strip().lower(), options
 
 
-def make_player(spec: str) -> Player:
-    """Create the player a spec string describes; a one-line PlayerSpecError on a bad spec."""
+def make_player(spec: str, num_players: int | None = None, rules: Rules | None = None) -> Player:
+    """Create the player a spec string describes; a one-line PlayerSpecError on a bad spec. With the table
+    (``num_players``, ``rules``) it is seated there (:meth:`Player.seat_at`), which may refuse it."""
     name, options = parse_spec(spec)
     if name not in PLAYERS:
         raise PlayerSpecError(f"unknown player {name!r} in spec {spec!r}; known players: {', '.join(PLAYERS)}")
@@ -60,4 +62,6 @@ def make_player(spec: str) -> Player:
     except ValueError as err:
         raise PlayerSpecError(f"player spec {spec!r}: {err}") from None
     player.spec = spec
+    if num_players is not None:
+        player.seat_at(num_players, rules or Rules())
     return player

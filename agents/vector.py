@@ -15,11 +15,11 @@ waiting on it, never once per game::
 
 It is a Gymnasium ``VectorEnv`` with ``SAME_STEP`` autoreset: a game that ends is dealt again in the
 same step, ``info["final_obs"]`` holds the learner's last observation of it and ``info["final_info"]``
-its ``scores``, ``placings`` and ``seat`` (marked by ``info["_final_info"]``). Rewards, observations
-and illegal actions are those of the vector env, from the learner's seat. ``reset(seed=s)`` replays the
-same games for the same learner actions; the compiled opponents draw from numba's generator, which it
-seeds, so two envs stepped in turn in one process share that stream. ``training.vec_env`` wraps it
-as a Stable-Baselines3 ``VecEnv``.
+its ``scores``, ``placings``, ``seat`` and ``agents`` (the name in each seat), marked by
+``info["_final_info"]``. Rewards, observations and illegal actions are those of the vector env, from
+the learner's seat. ``reset(seed=s)`` replays the same games for the same learner actions; the compiled
+opponents draw from numba's generator, which it seeds, so two envs stepped in turn in one process share
+that stream. ``training.vec_env`` wraps it as a Stable-Baselines3 ``VecEnv``.
 """
 
 from __future__ import annotations
@@ -156,6 +156,7 @@ class LearnerVectorEnv(gymnasium.vector.VectorEnv):
             info["final_obs"] = self._final_obs(ended)
             final = env._end_games(ended)
             final["final_info"]["seat"] = self.learner.copy()
+            final["final_info"]["agents"] = list(env.agent_names)
             info.update(final)
             env._ended[ended] = False
             self._new_games(ended)

@@ -61,7 +61,7 @@ def _make_opponent(opponent: Opponent, env: raw_env):
     if isinstance(opponent, str):
         from agents.registry import make_player  # lazily: kdenv must not import agents at import time
 
-        return make_player(opponent)
+        return make_player(opponent, env.num_players, env.rules)
     if hasattr(opponent, "act") and hasattr(opponent, "reset"):
         return opponent
     if callable(opponent):

@@ -1,39 +1,43 @@
 """Behaviour cloning: a warm start for PPO by imitating a scripted teacher (``fg``) in its self-play games.
 
-A worker process plays teacher-only games and encodes every decision (observation from the acting
-seat, legal mask, the teacher's choices, and that seat's return under the run's reward); the trainer
-keeps the latest chunks in a small buffer and fits the policy by cross-entropy on masked logits, with
-the value head regressed on the return so that PPO starts with a critic that fits its actor. Games
-stream in while the network trains, so memory stays small however many games are imitated.
+The vector env plays teacher-only games with the compiled teacher (``agents.compiled.teacher_moves``, the
+same moves as the Python players) and encodes every decision (observation from the acting seat, legal
+mask, the teacher's best moves, and that seat's return under the run's reward); the trainer keeps the
+latest chunks in a small buffer and fits the policy by cross-entropy on masked logits, with the value
+head regressed on the return so that PPO starts with a critic that fits its actor. Games stream in
+while the network trains, so memory stays small however many games are imitated.
 
 Full Greedy breaks ties at random, and ties are the rule when placing (6.6 equally good placements on
 average, measured over 20 games; a unique best in only 26% of them), so with ``fg`` as teacher the
 target is the whole set of its best moves (the loss is minus the log of their total probability) and
-accuracy counts a move in that set; other teachers give their one move.
+accuracy counts a move in that set; ``gprd``'s set is its best placements, and every free slot when it
+picks (at random).
 """
 
 from __future__ import annotations
 
 import time
 from collections import deque
-from collections.abc import Callable
-from concurrent.futures import Future
+from collections.abc import Callable, Iterator
 
 import numpy as np
 import torch
 
+from agents.compiled import FG, GPRD, teacher_moves, workspace
+from agents.compiled import seed as seed_policies
+from agents.ppo_player import masked_logits
 from kdenv.actions import discard_action, pick_action
-from kdenv.encoding import SCORE_SCALE, ObservationEncoder, action_mask
-from kdenv.env import terminal_rewards
-from kdenv.game import OVER, PICK, Game
+from kdenv.encoding import SCORE_SCALE
+from kdenv.game import PICK, Game
 from kdenv.rules import Rules
-from kdenv.view import PublicView
+from kdenv.vector import VectorEnv
 
 BOARD_LEVELS = 3  # board planes take values k/3 (crowns); stored as uint8 k
 
 
 def fg_choices(fg, game: Game) -> list[int]:
-    """Every action Full Greedy rates best now (it plays one of them at random)."""
+    """Every action the Python Full Greedy rates best now (it plays one of them at random): the reference
+    the compiled teacher's targets are tested against."""
     size = game.rules.kingdom_size
     if game.phase == PICK:
         options = fg.pick_options(game)
@@ -44,75 +48,89 @@ def fg_choices(fg, game: Game) -> list[int]:
     return sorted({action for action, _ in fg.best_turns(game)})
 
 
-def record_decisions(
+TEACHERS = {"fg": FG, "gprd": GPRD}  # the compiled players that can teach
+
+
+def teacher_decisions(
     teacher: str,
     num_players: int,
-    rules: dict,
+    rules: Rules,
     reward: str,
-    seeds: list[int],
-    student: tuple[dict, dict] | None = None,
+    games: int,
+    seed: int = 0,
+    num_envs: int = 64,
+    chunk_games: int = 64,
+    student=None,
     student_share: float = 0.0,
-) -> dict:
-    """Worker: play teacher games for each seed; every decision, labelled by the teacher, as compact arrays.
+    records: list | None = None,
+) -> Iterator[dict]:
+    """Chunks of about ``chunk_games`` teacher games played in the vector env, every decision labelled by the
+    compiled teacher: the observation from the acting seat, the legal mask, the teacher's best-move set, and
+    that seat's return under ``reward``. With a ``student`` policy, each seat of a game is played by its most
+    probable move with probability ``student_share`` (DAgger: the states the student reaches, the teacher's
+    labels). The games' records are appended to ``records`` if given."""
+    venv = VectorEnv(num_envs, num_players, rules=rules, reward=reward, copy=False)
+    t = venv.tables
+    obs, info = venv.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    seed_policies(int(rng.integers(2**32)))
+    rows, plans, work = np.arange(num_envs), np.full(num_envs, -1, np.int64), workspace(t.cells)
+    targets = np.zeros((num_envs, t.num_actions), np.bool_)
+    actions = np.zeros(num_envs, np.int64)
+    students = rng.random((num_envs, num_players)) < student_share
+    game_of = np.arange(num_envs)  # the id of the game each row plays
+    returns: dict[int, np.ndarray] = {}  # game id -> each seat's return, once the game is over
+    steps: list[dict] = []
+    finished = emitted = 0
+    while emitted < games:
+        movers = info["current_player"]
+        teacher_moves(venv.games, t, rows, TEACHERS[teacher], plans, work, targets, actions)
+        if student is not None and students[rows, movers].any():
+            played = np.flatnonzero(students[rows, movers])
+            sub = {key: obs[key][played] for key in ("board", "features")}
+            actions[played] = masked_logits(student, sub, obs["action_mask"][played]).argmax(axis=1)
+            plans[played] = -1
+        before = venv.seen.scores[rows, movers] if reward == "score" else np.zeros(num_envs, np.int64)
+        steps.append(
+            {
+                "board": np.rint(obs["board"] * BOARD_LEVELS).astype(np.uint8),
+                "features": obs["features"].copy(),
+                "mask": obs["action_mask"].astype(bool),
+                "target": targets.copy(),
+                "game": game_of.copy(),
+                "seat": movers.copy(),
+                "before": before.astype(np.float64),
+            }
+        )
+        obs, rewards, terminated, _, info = venv.step(actions)
+        for i in np.flatnonzero(terminated).tolist():
+            scores = info["final_info"]["scores"][i]
+            returns[int(game_of[i])] = scores / SCORE_SCALE if reward == "score" else rewards[i].copy()
+            game_of[i] = num_envs + finished
+            students[i] = rng.random(num_players) < student_share
+            plans[i] = -1
+            finished += 1
+        if finished - emitted >= chunk_games:
+            chunk, steps = _finished_decisions(steps, returns, reward)
+            emitted += chunk["games"]
+            if records is not None:
+                records.extend(venv.records())
+            yield chunk
 
-    With a ``student`` (checkpoint settings, weights), each seat is played by the student's most probable
-    move with probability ``student_share`` (DAgger: the states the student reaches, the teacher's labels).
-    """
-    from agents.greedy import FullGreedy
-    from agents.ppo_player import PPOPlayer, build_policy
-    from agents.registry import make_player
 
-    torch.set_num_threads(1)
-    rules_ = Rules.from_dict(rules)
-    encoder = ObservationEncoder(num_players, rules_.kingdom_size)
-    teachers = [make_player(teacher) for _ in range(num_players)]
-    judge = FullGreedy() if teacher == "fg" else None
-    students = []
-    if student is not None:
-        policy = build_policy(student[0], student[1])
-        students = [PPOPlayer.from_policy(student[0], policy) for _ in range(num_players)]
-    boards, features, masks, targets, values = [], [], [], [], []
-    for seed in seeds:
-        game = Game(num_players, rules_, seed=seed)
-        seat_rng = np.random.default_rng(seed)
-        players = [
-            students[seat] if students and seat_rng.random() < student_share else teachers[seat]
-            for seat in range(num_players)
-        ]
-        for seat, player in enumerate(players):
-            player.reset(seat, seed * 7919 + seat)
-        view = PublicView(game)
-        seats, before = [], []
-        while game.phase != OVER:
-            seat = game.current_player
-            obs = encoder.encode(game, seat)
-            boards.append(np.rint(obs["board"] * BOARD_LEVELS).astype(np.uint8))
-            features.append(obs["features"])
-            mask = action_mask(game).astype(bool)
-            masks.append(mask)
-            seats.append(seat)
-            before.append(encoder.score(game, seat) if reward == "score" else 0)
-            action = players[seat].act(view)
-            target = np.zeros_like(mask)
-            if judge is not None:
-                target[fg_choices(judge, game)] = True
-            else:
-                target[teachers[seat].act(view) if players[seat] is not teachers[seat] else action] = True
-            targets.append(target)
-            game.step(action, seat)
-        final = terminal_rewards(game, reward)
-        scores = game.scores()
-        for seat, score in zip(seats, before, strict=True):
-            dense = (scores[seat] - score) / SCORE_SCALE if reward == "score" else 0.0
-            values.append(final[seat] + dense)
-    return {
-        "board": np.stack(boards),
-        "features": np.stack(features),
-        "mask": np.stack(masks),
-        "target": np.stack(targets),
-        "value": np.asarray(values, np.float32),
-        "games": len(seeds),
-    }
+def _finished_decisions(steps: list[dict], returns: dict[int, np.ndarray], reward: str) -> tuple[dict, list[dict]]:
+    """(the decisions of the finished games as one chunk, the others kept as one step block for later)."""
+    block = {key: np.concatenate([step[key] for step in steps]) for key in steps[0]}
+    done = np.isin(block["game"], list(returns))
+    games, seats = block["game"].tolist(), block["seat"].tolist()
+    final = np.array([returns[g][seat] if d else 0.0 for g, seat, d in zip(games, seats, done, strict=True)])
+    value = final - block["before"] / SCORE_SCALE if reward == "score" else final
+    chunk = {key: block[key][done] for key in ("board", "features", "mask", "target")}
+    chunk["value"] = value[done].astype(np.float32)
+    chunk["games"] = len(set(block["game"][done].tolist()))
+    for game in set(block["game"][done].tolist()):
+        del returns[game]
+    return chunk, [{key: value[~done] for key, value in block.items()}]
 
 
 def _tensors(chunk: dict, index: np.ndarray) -> tuple[dict, torch.Tensor, torch.Tensor, torch.Tensor]:
@@ -145,7 +163,6 @@ def clone_step(policy, optimizer, obs: dict, mask, target, value, value_weight: 
 
 def behaviour_clone(
     policy,
-    pool,
     *,
     teacher: str,
     games: int,
@@ -157,46 +174,31 @@ def behaviour_clone(
     learning_rate: float,
     value_weight: float,
     seed: int = 0,
-    chunk_games: int = 40,
+    chunk_games: int = 64,
     buffer_chunks: int = 8,
     max_seconds: float | None = None,
     dagger: float = 0.0,
-    settings: dict | None = None,
     log: Callable[[dict[str, float], int], None] | None = None,
     on_games: Callable[[int], None] | None = None,
 ) -> dict[str, float]:
-    """Fit ``policy`` to ``games`` teacher games played in ``pool``; each decision is used ``epochs`` times on average.
+    """Fit ``policy`` to ``games`` teacher games; each decision is used ``epochs`` times on average.
 
-    With ``dagger`` > 0 that share of the seats is played by the policy being trained (as last sent to the
-    workers; ``settings`` describe its network). Stops early after ``max_seconds``. Returns the mean policy
-    loss, accuracy and value loss over the last chunk's steps, and the number of games imitated.
+    With ``dagger`` > 0 that share of the seats is played by the policy being trained. Stops early after
+    ``max_seconds``. Returns the mean policy loss, accuracy and value loss over the last chunk's steps, and
+    the number of games imitated.
     """
     deadline = None if max_seconds is None else time.monotonic() + max_seconds
     optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
     policy.set_training_mode(True)
     rng = np.random.default_rng(seed)
-    seeds = list(range(10_000_000 + seed * 100_000, 10_000_000 + seed * 100_000 + games))
-    chunks = [seeds[i : i + chunk_games] for i in range(0, games, chunk_games)]
-
-    def submit(c: list[int]) -> Future:
-        student = None
-        if dagger > 0:
-            student = (settings, {k: v.detach().clone() for k, v in policy.state_dict().items()})
-        return pool.submit(record_decisions, teacher, num_players, rules.to_dict(), reward, c, student, dagger)
-
-    pending = deque(submit(c) for c in chunks[:2])
+    chunks = teacher_decisions(
+        teacher, num_players, rules, reward, games, seed=10_000_000 + seed, chunk_games=min(chunk_games, games),
+        student=policy if dagger > 0 else None, student_share=dagger,
+    )  # fmt: skip
     buffer: deque[dict] = deque(maxlen=buffer_chunks)
-    next_chunk, decisions, summary, imitated = 2, 0, {}, 0
-    while pending:
-        chunk = pending.popleft().result()
+    decisions, summary, imitated = 0, {}, 0
+    for chunk in chunks:
         imitated += int(chunk["games"])
-        if deadline is not None and time.monotonic() > deadline:
-            for future in pending:
-                future.cancel()
-            pending.clear()
-        elif next_chunk < len(chunks):
-            pending.append(submit(chunks[next_chunk]))
-            next_chunk += 1
         buffer.append(chunk)
         sizes = np.array([len(c["value"]) for c in buffer])
         decisions += int(sizes[-1])
@@ -219,5 +221,7 @@ def behaviour_clone(
             on_games(int(chunk["games"]))
         if log is not None:
             log(summary, decisions)
+        if deadline is not None and time.monotonic() > deadline:
+            break
     policy.set_training_mode(False)
     return summary

@@ -40,7 +40,7 @@ class NetworkConfig:
 @dataclass
 class PPOConfig:
     total_timesteps: int = 1_000_000  # learner decisions to train for
-    n_envs: int = 2  # environments, one process each (SubprocVecEnv); 1 = in-process
+    n_envs: int = 64  # games stepped together in one vector env (one process)
     n_steps: int = 512  # decisions per environment per rollout
     batch_size: int = 256  # minibatch size
     n_epochs: int = 4  # passes over each rollout
@@ -53,6 +53,7 @@ class PPOConfig:
     max_grad_norm: float = 0.5  # gradient clip
     target_kl: float | None = None  # stop an update early past this KL (None = never)
     device: str = "cpu"  # torch device of the learner
+    threads: int = 2  # torch threads for the network (the env steps between its calls, on one)
 
 
 @dataclass

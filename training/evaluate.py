@@ -1,8 +1,11 @@
 """Evaluation of a policy at a full table: one learner against copies of one opponent (the study's protocol).
 
-Games are dealt from seeds ``seed + i`` with the learner in seat ``i % num_players``; a shared victory
-counts as a fraction of a win (1 / number of winners). Games are spread over worker processes, each
-running torch on one thread (batch-one inference gains nothing from more).
+Against players that play in the vector env (``random``, ``gprd``, ``fg``, ``ppo:PATH``) the games run there,
+the learner's policy batched over 64 games, dealt from ``seed`` (the same deals at every evaluation, so
+checkpoints compare paired), the learner's seat drawn per game. Against any other player (``mce``...),
+games are dealt from seeds ``seed + i`` with the learner in seat ``i % num_players`` and spread over
+worker processes, each running torch on one thread. A shared victory counts as a fraction of a win
+(1 / number of winners).
 """
 
 from __future__ import annotations
@@ -83,8 +86,16 @@ def _play(settings: dict, state: dict, opponent: str, seeds: list[int], rules: d
 
 
 def evaluation_pool(workers: int) -> Executor:
-    """Worker processes for evaluation games (spawned: safe next to torch threads in the parent)."""
-    return ProcessPoolExecutor(max_workers=workers, mp_context=get_context("spawn"))
+    """Worker processes for evaluation games against players that do not play in the vector env (spawned:
+    safe next to torch threads in the parent; none start before the first game is submitted)."""
+    return ProcessPoolExecutor(max_workers=max(workers, 1), mp_context=get_context("spawn"))
+
+
+def batched(opponent: str) -> bool:
+    """Whether ``opponent`` plays in the vector env (compiled, or a checkpoint), so no worker is needed."""
+    from agents.vector import COMPILED
+
+    return opponent.strip().lower() in COMPILED or opponent.strip().lower().startswith("ppo:")
 
 
 def evaluate(
@@ -93,13 +104,19 @@ def evaluate(
     opponent: str,
     games: int,
     rules: Rules,
-    pool: Executor,
+    pool: Executor | None,
     seed: int = 0,
     deterministic: bool = True,
     chunk: int = 4,
     on_game: Callable[[int], None] | None = None,
 ) -> EvalResult:
-    """Play ``games`` games of the policy (``settings`` + ``state``) against copies of ``opponent``."""
+    """Play ``games`` games of the policy (``settings`` + ``state``) against copies of ``opponent``: in the
+    vector env when the opponent plays there (:func:`batched`), else in the ``pool``'s workers."""
+    if batched(opponent):
+        outcomes = _play_batched(settings, state, opponent, games, rules, seed, deterministic)
+        if on_game is not None:
+            on_game(len(outcomes))
+        return _result(opponent, outcomes)
     seeds = list(range(seed, seed + games))
     chunks = [seeds[i : i + chunk] for i in range(0, games, chunk)]
     futures = [pool.submit(_play, settings, state, opponent, c, rules.to_dict(), deterministic) for c in chunks]
@@ -109,6 +126,35 @@ def evaluate(
         outcomes.extend(done)
         if on_game is not None:
             on_game(len(done))
+    return _result(opponent, outcomes)
+
+
+def _play_batched(
+    settings: dict, state: dict, opponent: str, games: int, rules: Rules, seed: int, deterministic: bool
+) -> list[tuple[float, float, int]]:
+    """(win share, margin, score) of ``games`` games in the learner's vector view, the policy batched."""
+    import numpy as np
+
+    from agents.ppo_player import BatchedPolicy, build_policy
+    from agents.vector import LearnerVectorEnv
+
+    n = int(settings["num_players"])
+    learner = BatchedPolicy(build_policy(settings, state), "learner", sample=not deterministic, seed=seed)
+    venv = LearnerVectorEnv(min(games, 64), n, opponents=[opponent] * (n - 1), rules=rules, copy=False)
+    obs, _ = venv.reset(seed=seed)
+    outcomes: list[tuple[float, float, int]] = []
+    while len(outcomes) < games:
+        obs, _, terminated, _, info = venv.step(learner(obs, venv.action_masks()))
+        for i in np.flatnonzero(terminated).tolist():
+            final = info["final_info"]
+            scores, placings, seat = final["scores"][i].tolist(), final["placings"][i], int(final["seat"][i])
+            winners = [p for p in range(n) if placings[p] == placings.min()]
+            outcomes.append((*seat_outcome(scores, winners, seat), scores[seat]))
+    venv.close()
+    return outcomes[:games]
+
+
+def _result(opponent: str, outcomes: list[tuple[float, float, int]]) -> EvalResult:
     n = max(len(outcomes), 1)
     margins = [o[1] for o in outcomes]
     return EvalResult(
@@ -184,7 +230,7 @@ def main(argv: list[str] | None = None) -> int:
     path = DEFAULT_CHECKPOINT if args.checkpoint == "default" else Path(args.checkpoint)
     settings, state = read_checkpoint(path)
     rules = Rules.from_dict(settings["rules"])
-    with evaluation_pool(args.workers) as pool:
+    with evaluation_pool(0 if all(batched(o) for o in args.opponent or ["fg"]) else args.workers) as pool:
         for opponent in args.opponent or ["fg", "random"]:
             started = time.monotonic()
             result = evaluate(settings, state, opponent, args.games, rules, pool, args.seed, not args.sample)

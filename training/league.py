@@ -1,9 +1,9 @@
 """The self-play league: a pool of past policies and the per-episode choice of opponents.
 
-The trainer (main process) keeps a :class:`League`: snapshot files of the learner and, for each, how
-often the learner has beaten it lately. Each environment process keeps an :class:`OpponentSampler`
-that the trainer updates (opponent mix of the curriculum stage, snapshot weights, latest weights);
-at every episode it draws each opponent seat independently from the mix. ``latest`` is the learner's
+The trainer keeps a :class:`League`: snapshot files of the learner and, for each, how often the learner
+has beaten it lately, and an :class:`OpponentSampler` that it updates (opponent mix of the curriculum
+stage, snapshot weights, latest weights) and that the vector env asks at every deal for the game's
+opponents, each seat drawn independently from the mix. ``latest`` is the learner's
 current policy, ``snapshot`` a past one (snapshots the learner still loses to are drawn more often
 when ``prioritise`` is on), any other name a player spec such as ``fg``.
 """
@@ -13,8 +13,6 @@ from __future__ import annotations
 import random
 from dataclasses import asdict, dataclass, field
 from typing import Any
-
-from agents.base import Player
 
 
 @dataclass
@@ -67,7 +65,9 @@ class League:
 
 
 class OpponentSampler:
-    """Draws the opponents of each episode inside an environment process (networks run on CPU, batch one)."""
+    """Draws the opponents of each game, in the trainer's process: scripted players play compiled in the
+    vector env, the learner's latest policy and past snapshots as batched torch policies
+    (:class:`agents.ppo_player.BatchedPolicy`), one forward pass for all the games waiting on them."""
 
     def __init__(self, num_opponents: int, mix: dict[str, float], settings: dict, seed: int | None = None) -> None:
         self.num_opponents = num_opponents
@@ -75,14 +75,15 @@ class OpponentSampler:
         self.settings = settings  # checkpoint settings of the learner's network
         self.rng = random.Random(seed)
         self.snapshots: list[tuple[str, float]] = []
-        self._latest = None  # the learner's policy as last sent
-        self._policies: dict[str, Any] = {}  # snapshot path -> policy
-        self._scripted: dict[str, list[Player]] = {}  # spec -> one player per seat
+        self._latest = None  # the learner's policy as last sent, a BatchedPolicy
+        self._policies: dict[str, Any] = {}  # snapshot path -> BatchedPolicy
 
     def update(
         self, mix: dict[str, float] | None = None, snapshots: list[tuple[str, float]] | None = None, latest=None
     ) -> None:
-        """New opponent mix, snapshot weights and/or latest weights from the trainer."""
+        """New opponent mix, snapshot weights and/or latest weights (a state dict) from the trainer."""
+        from agents.ppo_player import BatchedPolicy, build_policy
+
         if mix is not None:
             self.mix = dict(mix)
         if snapshots is not None:
@@ -90,11 +91,9 @@ class OpponentSampler:
             keep = {path for path, _ in self.snapshots}
             self._policies = {p: policy for p, policy in self._policies.items() if p in keep}
         if latest is not None:
-            from agents.ppo_player import build_policy
-
             if self._latest is None:
-                self._latest = build_policy(self.settings)
-            self._latest.load_state_dict(latest)
+                self._latest = BatchedPolicy(build_policy(self.settings), "ppo:latest")
+            self._latest.policy.load_state_dict(latest)
 
     def _choose(self) -> str:
         """One opponent name: a spec, 'latest', or a snapshot path (unavailable league entries fall back)."""
@@ -111,33 +110,21 @@ class OpponentSampler:
             return self.rng.choices(paths, weights=weights)[0]
         return name
 
-    def _policy_player(self, name: str, seat: int) -> Player:
-        from agents.ppo_player import PPOPlayer, build_policy, read_checkpoint
+    def _snapshot(self, path: str):
+        from agents.ppo_player import BatchedPolicy, build_policy, read_checkpoint
 
-        if name == "latest":
-            policy = self._latest
-        else:
-            if name not in self._policies:
-                settings, state = read_checkpoint(name)
-                self._policies[name] = build_policy(settings, state, f"snapshot {name!r}")
-            policy = self._policies[name]
-        player = PPOPlayer.from_policy(self.settings, policy)
-        player.spec = "ppo:latest" if name == "latest" else f"ppo:{name}"
-        return player
+        if path not in self._policies:
+            settings, state = read_checkpoint(path)
+            self._policies[path] = BatchedPolicy(build_policy(settings, state, f"snapshot {path!r}"), f"ppo:{path}")
+        return self._policies[path]
 
-    def sample(self) -> tuple[list[Player], list[str]]:
-        """Players for the opponent seats of the next episode, and their names."""
-        from agents.registry import make_player
-
-        players, names = [], []
-        for seat in range(self.num_opponents):
+    def pick(self, row: int = 0) -> list:
+        """The opponents of the next game (of vector env row ``row``), one per opponent seat: a spec string
+        for a scripted player, a batched policy for the latest one or a snapshot (each seat drawn alone)."""
+        opponents = []
+        for _ in range(self.num_opponents):
             name = self._choose()
-            if name == "latest" or name.endswith(".zip"):
-                players.append(self._policy_player(name, seat))
-            else:
-                seats = self._scripted.setdefault(name, [])
-                while len(seats) <= seat:
-                    seats.append(make_player(name))
-                players.append(seats[seat])
-            names.append(name)
-        return players, names
+            opponents.append(
+                self._latest if name == "latest" else self._snapshot(name) if name.endswith(".zip") else name
+            )
+        return opponents

@@ -241,8 +241,9 @@ def split_specs(text: str) -> list[str]:
     return specs
 
 
-def make_opponents(text: str, seats: int) -> list[Player]:
-    """One player per opponent seat from the specs (the last spec repeated to fill the table)."""
+def make_opponents(text: str, seats: int, rules: Rules) -> list[Player]:
+    """One player per opponent seat from the specs (the last spec repeated to fill the table), seated at a
+    table of ``seats + 1`` players under ``rules``."""
     from agents.registry import make_player
 
     specs = split_specs(text)
@@ -252,7 +253,7 @@ def make_opponents(text: str, seats: int) -> list[Player]:
     players: list[Player] = []
     try:
         for spec in specs:
-            players.append(make_player(spec))
+            players.append(make_player(spec, seats + 1, rules))
     except KingdominoError:
         for player in players:
             player.close()
@@ -318,7 +319,7 @@ def run(args: argparse.Namespace) -> int:
     rules.setup(args.players)  # a one-line error for an impossible table
     if not 0 <= args.seat < args.players:
         raise KingdominoError(f"--seat must be 0..{args.players - 1} at a {args.players}-player table, not {args.seat}")
-    opponents = make_opponents(args.opponents, args.players - 1)
+    opponents = make_opponents(args.opponents, args.players - 1, rules)
     human = args.seat
     seats: list[Player | None] = [*opponents[:human], None, *opponents[human:]]
     names = [f"P{s} ({'you' if p is None else p.spec})" for s, p in enumerate(seats)]

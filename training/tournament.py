@@ -68,11 +68,11 @@ class Seats:
     def __init__(self) -> None:
         self.players: dict[tuple[str, int], Player] = {}
 
-    def table(self, agents: Sequence[str]) -> list[Player]:
+    def table(self, agents: Sequence[str], rules: Rules) -> list[Player]:
         keys = [(spec, agents[:seat].count(spec)) for seat, spec in enumerate(agents)]
         for key in keys:
             if key not in self.players:
-                self.players[key] = make_player(key[0])
+                self.players[key] = make_player(key[0], len(agents), rules)
         return [self.players[key] for key in keys]
 
     def drop(self, agents: Sequence[str]) -> None:
@@ -89,7 +89,8 @@ class Seats:
 def play_scheduled(game: ScheduledGame, rules: Rules, seats: Seats) -> Outcome:
     """Play one scheduled game; a player that raises gives an Outcome with the error, not an exception."""
     try:
-        played = play_game(seats.table(game.agents), Game(len(game.agents), rules, game.deal_seed), game.play_seed)
+        table = seats.table(game.agents, rules)
+        played = play_game(table, Game(len(game.agents), rules, game.deal_seed), game.play_seed)
     except Exception as err:  # a player's bug must not end the tournament: it is reported with the seeds
         seats.drop(game.agents)
         return Outcome(game, error=f"{type(err).__name__}: {err}", trace=traceback.format_exc())
@@ -127,10 +128,11 @@ def _play_in_worker(game: ScheduledGame, rules: Rules) -> Outcome:
     return play_scheduled(game, rules, _worker_seats)
 
 
-def check_agents(agents: Iterable[str]) -> None:
-    """Make each distinct spec once, so a typo or a missing checkpoint fails before any game is played."""
+def check_agents(agents: Iterable[str], players: int, rules: Rules) -> None:
+    """Make each distinct spec once at the table, so a typo, a missing checkpoint or one trained for another
+    table fails before any game is played."""
     for spec in dict.fromkeys(agents):
-        make_player(spec).close()
+        make_player(spec, players, rules).close()
 
 
 class Tournament:
@@ -146,7 +148,7 @@ class Tournament:
         out: str | os.PathLike | None = None,
     ) -> None:
         self.schedule = Schedule(tuple(agents), players, rules or Rules(), seed, games)
-        check_agents(agents)
+        check_agents(agents, players, self.schedule.rules)
         self.records: dict[int, dict] = {}  # game id -> the finished game's record, less its moves (see _summary)
         self.failures: list[Outcome] = []  # games of this run whose player raised
         self.notes: list[str] = []  # things worth telling the user (a truncated last line dropped)

@@ -19,8 +19,6 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-import gymnasium
-import numpy as np
 import torch
 import yaml
 from rich.console import Console
@@ -28,8 +26,6 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.logger import configure as configure_logger
-from stable_baselines3.common.monitor import Monitor
-from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
 from agents.policy_network import KingdomPolicy, policy_kwargs
 from agents.ppo_player import CHECKPOINT_FORMAT, SETTINGS_ENTRY, WEIGHTS_ENTRY, read_checkpoint
@@ -37,6 +33,7 @@ from training.bc import behaviour_clone
 from training.config import ConfigError, TrainConfig, config_from_dict
 from training.evaluate import evaluate, evaluation_pool
 from training.league import League, OpponentSampler
+from training.vec_env import KingdominoVecEnv
 
 CONFIG_FILE = "config.yaml"
 LAST, BEST, BC = "last.zip", "best.zip", "bc.zip"
@@ -105,59 +102,28 @@ def load_optimizer(path: Path) -> dict | None:
 # ----------------------------------------------------------------------------- environments
 
 
-class LeagueEnv(gymnasium.Wrapper):
-    """Draws the opponents of each episode from an :class:`OpponentSampler`; reports results against them."""
-
-    def __init__(self, env, sampler: OpponentSampler) -> None:
-        super().__init__(env)
-        self.sampler = sampler
-        self.names: list[str] = []
-
-    def reset(self, **kwargs):
-        players, self.names = self.sampler.sample()
-        self.env.unwrapped.set_opponents(players)
-        return self.env.reset(**kwargs)
-
-    def step(self, action):
-        obs, reward, terminated, truncated, info = self.env.step(action)
-        if terminated and "placings" in info:
-            placings, seat = info["placings"], info["seat"]
-            n = len(placings)
-            mine = placings[seat]
-            info["learner_score"] = info["scores"][seat]
-            info["learner_win"] = float(mine == 0)
-            others = [placings[(seat + 1 + i) % n] for i in range(len(self.names))]
-            info["league"] = [
-                (name, 1.0 if mine < other else 0.5 if mine == other else 0.0)
-                for name, other in zip(self.names, others, strict=True)
-            ]
-        return obs, reward, terminated, truncated, info
-
-    def action_masks(self) -> np.ndarray:
-        return self.env.unwrapped.action_masks()
-
-    def update_league(self, **payload) -> None:
-        self.sampler.update(**payload)
+def make_env(config: TrainConfig, sampler: OpponentSampler, seed: int) -> KingdominoVecEnv:
+    """``ppo.n_envs`` games in one vector env, the learner in a random seat, opponents drawn by ``sampler``."""
+    env = KingdominoVecEnv(
+        config.ppo.n_envs,
+        num_players=config.env.num_players,
+        rules=config.rules(),
+        reward=config.env.reward,
+        opponent_picker=sampler.pick,
+    )
+    env.seed(seed)
+    return env
 
 
-def make_env(config: dict, settings: dict, seed: int):
-    """A zero-argument env factory (picklable for SubprocVecEnv)."""
-    return _EnvFactory(config, settings, seed)
-
-
-class _EnvFactory:
-    def __init__(self, config: dict, settings: dict, seed: int) -> None:
-        self.config, self.settings, self.seed = config, settings, seed
-
-    def __call__(self) -> gymnasium.Env:
-        from kdenv.wrappers import KingdominoSingleAgentEnv
-
-        torch.set_num_threads(1)
-        config = config_from_dict(self.config)
-        n = config.env.num_players
-        env = KingdominoSingleAgentEnv(n, config.rules(), ["random"] * (n - 1), reward=config.env.reward)
-        sampler = OpponentSampler(n - 1, config.curriculum[0].opponents, self.settings, seed=self.seed)
-        return Monitor(LeagueEnv(env, sampler))
+def league_results(info: dict) -> list[tuple[str, float]]:
+    """(opponent name, the learner's share against it) for each opponent of a finished game's info."""
+    placings, seat, agents = info["placings"], info["seat"], info["agents"]
+    mine = placings[seat]
+    return [
+        (name, 1.0 if mine < placings[p] else 0.5 if mine == placings[p] else 0.0)
+        for p, name in enumerate(agents)
+        if p != seat
+    ]
 
 
 # ----------------------------------------------------------------------------- the run
@@ -244,9 +210,13 @@ class ProgressBar:
 class Trainer(BaseCallback):
     """The run's bookkeeping inside ``model.learn``: curriculum, league, checkpoints, evaluation, progress."""
 
-    def __init__(self, config: TrainConfig, run: RunDirectory, settings: dict, league: League, state: dict, pool):
+    def __init__(
+        self, config: TrainConfig, run: RunDirectory, settings: dict, league: League, sampler: OpponentSampler,
+        state: dict, pool,
+    ) -> None:  # fmt: skip
         super().__init__()
         self.config, self.run, self.settings, self.league, self.pool = config, run, settings, league, pool
+        self.sampler = sampler
         self.best_margin = state.get("best_margin", -float("inf"))
         self.evaluations = state.get("evaluations", 0)
         self.last_eval_step = state.get("last_eval_step", -1)
@@ -267,12 +237,12 @@ class Trainer(BaseCallback):
         }
 
     def _push(self, latest: bool = True) -> None:
-        """Send the stage's opponent mix, the snapshot weights and (if used) the latest weights to the envs."""
+        """Give the sampler the stage's opponent mix, the snapshot weights and (if used) the latest weights."""
         stage = self.config.stage(self.num_timesteps)
         payload: dict[str, Any] = {"mix": stage.opponents, "snapshots": self.league.weights()}
         if latest and "latest" in stage.opponents:
             payload["latest"] = {k: v.detach().clone() for k, v in self.model.policy.state_dict().items()}
-        self.training_env.env_method("update_league", **payload)
+        self.sampler.update(**payload)
         self.stage = stage
 
     def _on_training_start(self) -> None:
@@ -290,12 +260,12 @@ class Trainer(BaseCallback):
 
     def _on_step(self) -> bool:
         for info in self.locals.get("infos", []):
-            if "learner_score" in info:
-                self.logger.record_mean("rollout/learner_score", info["learner_score"])
-                self.logger.record_mean("rollout/learner_win", info["learner_win"])
-                for name, share in info["league"]:
-                    if name.endswith(".zip"):
-                        self.league.record(name, share)
+            if "placings" in info:
+                self.logger.record_mean("rollout/learner_score", info["scores"][info["seat"]])
+                self.logger.record_mean("rollout/learner_win", float(info["placings"][info["seat"]] == 0))
+                for name, share in league_results(info):
+                    if name.startswith("ppo:") and name.endswith(".zip"):
+                        self.league.record(name[len("ppo:") :], share)
         if self.config.stage(self.num_timesteps) is not self.stage:
             self._push(latest=False)
         if self._crossed(self.config.league.snapshot_every) and self._uses_snapshots():
@@ -393,7 +363,7 @@ def build_model(config: TrainConfig, env, seed: int) -> MaskablePPO:
     )
 
 
-def warm_start(config: TrainConfig, model: MaskablePPO, run: RunDirectory, settings: dict, pool) -> None:
+def warm_start(config: TrainConfig, model: MaskablePPO, run: RunDirectory, settings: dict) -> None:
     """Behaviour cloning of the teacher before PPO (config ``bc``); writes bc.zip and a step-0 evaluation."""
     from torch.utils.tensorboard import SummaryWriter
 
@@ -414,7 +384,6 @@ def warm_start(config: TrainConfig, model: MaskablePPO, run: RunDirectory, setti
     try:
         summary = behaviour_clone(
             model.policy,
-            pool,
             teacher=bc.teacher,
             games=bc.games,
             num_players=config.env.num_players,
@@ -427,7 +396,6 @@ def warm_start(config: TrainConfig, model: MaskablePPO, run: RunDirectory, setti
             seed=config.seed,
             max_seconds=None if bc.max_minutes is None else 60 * bc.max_minutes,
             dagger=bc.dagger,
-            settings=settings,
             log=log,
             on_games=advance,
         )
@@ -441,7 +409,7 @@ def warm_start(config: TrainConfig, model: MaskablePPO, run: RunDirectory, setti
 
 def train(config: TrainConfig, resume: str | Path | None = None) -> Path:
     """Train (or resume) a run; returns its directory."""
-    torch.set_num_threads(1)
+    torch.set_num_threads(config.ppo.threads)
     settings = checkpoint_settings(config)
     if resume is not None:
         run = RunDirectory.open(resume)
@@ -455,9 +423,9 @@ def train(config: TrainConfig, resume: str | Path | None = None) -> Path:
     league = League(config.league.pool_size, config.league.prioritise)
     if "league" in state:
         league = League.from_dict(state["league"])
-    n_envs, step = config.ppo.n_envs, state.get("step", 0)
-    factories = [make_env(config.to_dict(), settings, config.seed * 1000 + i + step) for i in range(n_envs)]
-    env = SubprocVecEnv(factories) if n_envs > 1 else DummyVecEnv(factories)
+    step = state.get("step", 0)
+    sampler = OpponentSampler(config.env.num_players - 1, config.curriculum[0].opponents, settings, config.seed + step)
+    env = make_env(config, sampler, seed=config.seed * 1000 + step)
     pool = evaluation_pool(config.eval.workers)
     try:
         model = build_model(config, env, seed=config.seed + step)
@@ -474,8 +442,8 @@ def train(config: TrainConfig, resume: str | Path | None = None) -> Path:
                 raise ConfigError(f"config key 'init': {config.init!r} has network {init_settings.get('network')}")
             model.policy.load_state_dict(init_weights)
         if weights is None and config.bc.games:
-            warm_start(config, model, run, settings, pool)
-        trainer = Trainer(config, run, settings, league, state, pool)
+            warm_start(config, model, run, settings)
+        trainer = Trainer(config, run, settings, league, sampler, state, pool)
         trainer.init_callback(model)
         if weights is None and (config.bc.games or config.init):
             trainer.evaluate()  # the starting point of the learning curve

@@ -54,6 +54,7 @@ class KingdominoVecEnv(VecEnv):
                 "scores": final["scores"][i].tolist(),
                 "placings": final["placings"][i].tolist(),
                 "seat": int(final["seat"][i]),
+                "agents": list(final["agents"][i]),
             }
         obs = {key: value.copy() for key, value in obs.items()}
         return obs, reward.astype(np.float32), terminated | truncated, infos

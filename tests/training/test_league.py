@@ -34,17 +34,27 @@ def test_league_round_trips_through_a_dict():
     assert League.from_dict(league.to_dict()) == league
 
 
-def test_sampler_draws_scripted_players_one_per_seat():
+def test_sampler_draws_each_seat_from_the_mix():
     sampler = OpponentSampler(3, {"random": 1.0, "gprd": 1.0}, settings={}, seed=1)
     names_seen = set()
     for _ in range(20):
-        players, names = sampler.sample()
-        assert len(players) == 3 and len(set(map(id, players))) == 3
-        names_seen.update(names)
+        opponents = sampler.pick()
+        assert len(opponents) == 3
+        names_seen.update(opponents)
     assert names_seen == {"random", "gprd"}
 
 
 def test_league_entries_without_a_policy_fall_back():
     sampler = OpponentSampler(3, {"latest": 1.0, "snapshot": 1.0}, settings={}, seed=1)
-    _, names = sampler.sample()
-    assert names == ["random"] * 3
+    assert sampler.pick() == ["random"] * 3
+
+
+def test_the_latest_policy_is_one_batched_opponent_for_every_seat():
+    from conftest import SETTINGS
+
+    from agents.ppo_player import build_policy
+
+    sampler = OpponentSampler(3, {"latest": 1.0}, settings=SETTINGS, seed=1)
+    sampler.update(latest=build_policy(SETTINGS).state_dict())
+    opponents = sampler.pick()
+    assert len({id(o) for o in opponents}) == 1 and opponents[0].spec == "ppo:latest"

@@ -102,3 +102,29 @@ def test_default_checkpoint_plays_legal_games():
         others = [make_player("fg") for _ in range(3)]
         game = play_game([*others[:seed], player, *others[seed:]], Game(4, STUDY_RULES, seed), seed=seed)
         assert game.is_over
+
+
+def test_a_checkpoint_at_another_table_is_refused_before_any_game(tiny_checkpoint):
+    from kdenv.rules import Rules
+    from training.tournament import Tournament
+
+    with pytest.raises(CheckpointError, match="trained for 4 players at kingdom size 5 and cannot play 2 players"):
+        make_player(f"ppo:{tiny_checkpoint}", 2, Rules())
+    with pytest.raises(CheckpointError, match="cannot play 2 players at kingdom size 7"):
+        Tournament([f"ppo:{tiny_checkpoint}", "random"], players=2, games=2, rules=Rules(kingdom_size=7))
+    assert make_player(f"ppo:{tiny_checkpoint}", 4, STUDY_RULES).where.endswith(f"{str(tiny_checkpoint)!r}")
+
+
+def test_the_default_takes_the_shipped_checkpoint_of_its_table_or_says_there_is_none():
+    from agents.ppo_player import DEFAULT_CHECKPOINTS
+    from kdenv.rules import Rules
+
+    for (players, size), path in DEFAULT_CHECKPOINTS.items():
+        rules = Rules(kingdom_size=size)
+        if path.is_file():
+            player = make_player("ppo:default", players, rules)
+            assert (player.settings["num_players"], player.settings["kingdom_size"]) == (players, size)
+            assert play_game([player] + [make_player("random") for _ in range(players - 1)], Game(players, rules, 1))
+        else:
+            with pytest.raises(CheckpointError, match="no shipped checkpoint"):
+                make_player("ppo:default", players, rules)

@@ -20,6 +20,7 @@ def test_train_resume_and_play(tmp_path):
         f"runs_dir={tmp_path}",
         "network={channels: 8, blocks: 1, hidden: 16}",
         "ppo.total_timesteps=512",
+        "ppo.n_envs=4",
         "ppo.n_steps=128",
         "ppo.batch_size=128",
         "league.snapshot_every=256",
