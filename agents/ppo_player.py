@@ -1,30 +1,22 @@
 """A player driven by a trained MaskablePPO policy (``ppo:PATH``; ``ppo:default`` is the shipped checkpoint).
 
-A checkpoint is the ``.zip`` that stable-baselines3 writes plus one entry of ours, ``kdenv.json``: the
-observation settings (players, kingdom size) and the network size. Loading never unpickles: the
-weights come from the zip's ``policy.pth`` through ``torch.load(weights_only=True)`` and the network is
-rebuilt from ``kdenv.json`` (``MaskablePPO.load`` would run cloudpickle on the zip's ``data``).
+Checkpoints are read by :mod:`agents.checkpoint` (never unpickling code); the network is rebuilt here from
+their settings (``MaskablePPO.load`` would run cloudpickle on the zip's ``data``).
 """
 
 from __future__ import annotations
 
-import io
-import json
-import pickle
-import zipfile
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from agents.base import Player
+from agents.checkpoint import CheckpointError, read_checkpoint
 from kdenv.errors import KingdominoError
 from kdenv.rules import Rules
 from kdenv.view import PublicView
 
-CHECKPOINT_FORMAT = "kdenv-ppo/1"
-SETTINGS_ENTRY = "kdenv.json"
-WEIGHTS_ENTRY = "policy.pth"
 DEFAULT_CHECKPOINT = Path(__file__).parent / "checkpoints" / "default.zip"
 DEFAULT_CHECKPOINTS = {  # (players, kingdom size) -> the shipped checkpoint that ``ppo:default`` plays there
     (4, 5): DEFAULT_CHECKPOINT,
@@ -32,37 +24,6 @@ DEFAULT_CHECKPOINTS = {  # (players, kingdom size) -> the shipped checkpoint tha
     (2, 5): DEFAULT_CHECKPOINT.with_name("default-2p.zip"),
     (2, 7): DEFAULT_CHECKPOINT.with_name("default-mighty-duel.zip"),
 }
-
-
-class CheckpointError(KingdominoError):
-    """A checkpoint that is missing, not a kdenv PPO checkpoint, or does not fit its own settings."""
-
-
-def read_checkpoint(path: str | Path) -> tuple[dict[str, Any], dict]:
-    """(settings, policy state dict) of a checkpoint; a one-line CheckpointError if it cannot be used."""
-    import torch
-
-    path = Path(path)
-    if not path.is_file():
-        raise CheckpointError(f"checkpoint {str(path)!r} not found; give the path of a .zip written by `kdenv train`")
-    try:
-        with zipfile.ZipFile(path) as archive:
-            names = set(archive.namelist())
-            if SETTINGS_ENTRY not in names or WEIGHTS_ENTRY not in names:
-                raise CheckpointError(
-                    f"checkpoint {str(path)!r} lacks {SETTINGS_ENTRY} or {WEIGHTS_ENTRY}; "
-                    "it was not written by `kdenv train`"
-                )
-            settings = json.loads(archive.read(SETTINGS_ENTRY))
-            state = torch.load(io.BytesIO(archive.read(WEIGHTS_ENTRY)), map_location="cpu", weights_only=True)
-    except CheckpointError:
-        raise
-    except (zipfile.BadZipFile, pickle.UnpicklingError, EOFError, RuntimeError, OSError, ValueError) as err:
-        raise CheckpointError(f"checkpoint {str(path)!r} cannot be read: {str(err).splitlines()[0]}") from None
-    if settings.get("format") != CHECKPOINT_FORMAT:
-        found = settings.get("format")
-        raise CheckpointError(f"checkpoint {str(path)!r} has format {found!r}, not {CHECKPOINT_FORMAT}")
-    return settings, state
 
 
 def build_policy(settings: dict[str, Any], state: dict | None = None, where: str = "checkpoint"):

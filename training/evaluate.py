@@ -216,7 +216,8 @@ def main(argv: list[str] | None = None) -> int:
     """``python -m training.evaluate CHECKPOINT [--opponent fg] [--games 200]``: strength of a checkpoint."""
     import argparse
 
-    from agents.ppo_player import DEFAULT_CHECKPOINT, read_checkpoint
+    from agents.checkpoint import read_checkpoint
+    from agents.ppo_player import DEFAULT_CHECKPOINT
 
     parser = argparse.ArgumentParser(description=main.__doc__)
     parser.add_argument("checkpoint", help="a checkpoint .zip, or 'default' for the shipped one")

@@ -111,7 +111,8 @@ class OpponentSampler:
         return name
 
     def _snapshot(self, path: str):
-        from agents.ppo_player import BatchedPolicy, build_policy, read_checkpoint
+        from agents.checkpoint import read_checkpoint
+        from agents.ppo_player import BatchedPolicy, build_policy
 
         if path not in self._policies:
             settings, state = read_checkpoint(path)

@@ -1,10 +1,6 @@
-"""Shared fixtures: a tiny checkpoint written the way `kdenv train` writes the parts players read."""
+"""Shared fixtures: a tiny checkpoint written by agents.checkpoint."""
 
 from __future__ import annotations
-
-import io
-import json
-import zipfile
 
 import pytest
 
@@ -19,19 +15,16 @@ SETTINGS = {
 
 
 def write_checkpoint(path, settings: dict, state: dict | None = None) -> None:
-    """A zip with kdenv.json and policy.pth (the two entries a player loads)."""
+    """A player-only checkpoint, written by the checkpoint module itself."""
     import torch
 
+    from agents.checkpoint import write_player
     from agents.ppo_player import build_policy
 
     if state is None:
         torch.manual_seed(0)
         state = build_policy(settings).state_dict()
-    buffer = io.BytesIO()
-    torch.save(state, buffer)
-    with zipfile.ZipFile(path, "w") as archive:
-        archive.writestr("kdenv.json", json.dumps(settings))
-        archive.writestr("policy.pth", buffer.getvalue())
+    write_player(path, settings, state)
 
 
 @pytest.fixture

@@ -1,0 +1,109 @@
+"""The checkpoint format, read and written in one place: by the trainer, the ``ppo:`` player and the tests.
+
+A checkpoint is a ``.zip``: the one stable-baselines3 writes (a training checkpoint, with the optimizer)
+or a player-only one, and in both one entry of ours, ``kdenv.json``: the format, the table (players,
+kingdom size, rules), the network size and, in a training checkpoint, the state to resume from.
+Loading never unpickles: the weights come from ``policy.pth`` through ``torch.load(weights_only=True)``.
+Every file is written to a temporary file next to its place, then moved there.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import pickle
+import zipfile
+from pathlib import Path
+from typing import Any
+
+from kdenv.errors import KingdominoError
+
+CHECKPOINT_FORMAT = "kdenv-ppo/1"
+SETTINGS_ENTRY = "kdenv.json"
+WEIGHTS_ENTRY = "policy.pth"
+OPTIMIZER_ENTRY = "policy.optimizer.pth"
+
+
+class CheckpointError(KingdominoError):
+    """A checkpoint that is missing, not a kdenv PPO checkpoint, or does not fit its own settings."""
+
+
+def read_checkpoint(path: str | Path) -> tuple[dict[str, Any], dict]:
+    """(settings, policy state dict) of a checkpoint; a one-line CheckpointError if it cannot be used."""
+    import torch
+
+    path = Path(path)
+    if not path.is_file():
+        raise CheckpointError(f"checkpoint {str(path)!r} not found; give the path of a .zip written by `kdenv train`")
+    try:
+        with zipfile.ZipFile(path) as archive:
+            names = set(archive.namelist())
+            if SETTINGS_ENTRY not in names or WEIGHTS_ENTRY not in names:
+                raise CheckpointError(
+                    f"checkpoint {str(path)!r} lacks {SETTINGS_ENTRY} or {WEIGHTS_ENTRY}; "
+                    "it was not written by `kdenv train`"
+                )
+            settings = json.loads(archive.read(SETTINGS_ENTRY))
+            state = torch.load(io.BytesIO(archive.read(WEIGHTS_ENTRY)), map_location="cpu", weights_only=True)
+    except CheckpointError:
+        raise
+    except (zipfile.BadZipFile, pickle.UnpicklingError, EOFError, RuntimeError, OSError, ValueError) as err:
+        raise CheckpointError(f"checkpoint {str(path)!r} cannot be read: {str(err).splitlines()[0]}") from None
+    if settings.get("format") != CHECKPOINT_FORMAT:
+        found = settings.get("format")
+        raise CheckpointError(f"checkpoint {str(path)!r} has format {found!r}, not {CHECKPOINT_FORMAT}")
+    return settings, state
+
+
+def write_atomically(path: str | Path, data: bytes) -> None:
+    """Write ``data`` to a temporary file next to ``path``, then move it into place."""
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.tmp")
+    with open(tmp, "wb") as handle:
+        handle.write(data)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(tmp, path)
+
+
+def write_player(path: str | Path, settings: dict[str, Any], state: dict) -> None:
+    """A player-only checkpoint: ``kdenv.json`` (``settings``) and ``policy.pth`` (the state dict), nothing pickled."""
+    import torch
+
+    weights = io.BytesIO()
+    torch.save(state, weights)
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr(SETTINGS_ENTRY, json.dumps(settings, indent=1))
+        archive.writestr(WEIGHTS_ENTRY, weights.getvalue())
+    write_atomically(path, buffer.getvalue())
+
+
+def save_model(model, path: str | Path, settings: dict[str, Any], training: dict | None = None) -> None:
+    """A training checkpoint: the SB3 zip of ``model`` plus ``kdenv.json`` (settings and the state to resume)."""
+    buffer = io.BytesIO()
+    model.save(buffer)
+    with zipfile.ZipFile(buffer, "a") as archive:
+        archive.writestr(SETTINGS_ENTRY, json.dumps({**settings, "training": training or {}}, indent=1))
+    write_atomically(path, buffer.getvalue())
+
+
+def load_optimizer(path: str | Path) -> dict | None:
+    """The optimizer state saved in a training checkpoint (plain tensors, never unpickled code)."""
+    import torch
+
+    with zipfile.ZipFile(path) as archive:
+        if OPTIMIZER_ENTRY not in archive.namelist():
+            return None
+        return torch.load(io.BytesIO(archive.read(OPTIMIZER_ENTRY)), map_location="cpu", weights_only=True)
+
+
+def export_player(source: str | Path, target: str | Path, provenance: dict | None = None) -> None:
+    """A player-only copy of a checkpoint, with its settings and ``provenance`` also written next to it as
+    ``<target>.json``."""
+    settings, state = read_checkpoint(source)  # checks that it loads
+    settings = {key: value for key, value in settings.items() if key != "training"}
+    settings["provenance"] = provenance or {}
+    write_player(target, settings, state)
+    write_atomically(Path(target).with_suffix(".json"), (json.dumps(settings, indent=1) + "\n").encode())

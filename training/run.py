@@ -1,0 +1,83 @@
+"""A run directory and what it holds: ``runs/<name>-<time>/`` with its config, checkpoints, league and logs.
+
+``config.yaml`` (the config used), ``tb/`` (TensorBoard), ``last.zip`` (written every ``checkpoint_every``
+steps, with the league and counters inside, so that ``--resume`` continues where it stopped), ``best.zip``
+(best mean margin against the first evaluation opponent), ``bc.zip`` (after the warm start),
+``snapshots/`` (the league's pool) and ``eval.jsonl`` (one line per evaluation). Every file is written
+to a temporary file and moved into place (:mod:`agents.checkpoint`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from agents.checkpoint import CHECKPOINT_FORMAT, write_atomically
+from training.config import ConfigError, TrainConfig, config_from_dict
+
+CONFIG_FILE = "config.yaml"
+LAST, BEST, BC = "last.zip", "best.zip", "bc.zip"
+
+
+def checkpoint_settings(config: TrainConfig) -> dict[str, Any]:
+    """What a player needs to rebuild the network and its observations (``kdenv.json`` in the zip)."""
+    rules = config.rules()
+    return {
+        "format": CHECKPOINT_FORMAT,
+        "num_players": config.env.num_players,
+        "kingdom_size": rules.kingdom_size,
+        "rules": rules.to_dict(),
+        "reward": config.env.reward,
+        "network": dataclasses.asdict(config.network),
+    }
+
+
+class RunDirectory:
+    """Paths of one run; ``create`` makes a fresh one, ``open`` an existing one to resume."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.tensorboard = path / "tb"
+        self.snapshots = path / "snapshots"
+        self.eval_log = path / "eval.jsonl"
+
+    @classmethod
+    def create(cls, config: TrainConfig) -> RunDirectory:
+        stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
+        path = Path(config.runs_dir) / f"{config.name}-{stamp}"
+        suffix = 1
+        while path.exists():
+            suffix += 1
+            path = Path(config.runs_dir) / f"{config.name}-{stamp}-{suffix}"
+        path.mkdir(parents=True)
+        run = cls(path)
+        run.snapshots.mkdir()
+        write_atomically(path / CONFIG_FILE, yaml.safe_dump(config.to_dict(), sort_keys=False).encode())
+        return run
+
+    @classmethod
+    def open(cls, path: str | Path) -> RunDirectory:
+        path = Path(path)
+        if not (path / LAST).is_file() or not (path / CONFIG_FILE).is_file():
+            raise ConfigError(f"cannot resume {str(path)!r}: it holds no {CONFIG_FILE} and {LAST} of a run")
+        return cls(path)
+
+    def log_eval(self, record: dict) -> None:
+        with open(self.eval_log, "a") as handle:
+            handle.write(json.dumps(record) + "\n")
+            handle.flush()
+
+
+def load_run_config(path: str | Path, overrides: list[str] | None = None) -> TrainConfig:
+    """The config a run was started with (its config.yaml), plus overrides."""
+    run = RunDirectory.open(path)
+    try:
+        data = yaml.safe_load((run.path / CONFIG_FILE).read_text())
+    except (OSError, yaml.YAMLError) as err:
+        raise ConfigError(f"cannot read {str(run.path / CONFIG_FILE)!r}: {err}") from None
+    return config_from_dict(data, overrides)
