@@ -88,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--opponents", default="fg", help="the three opponents' spec (default fg)")
     parser.add_argument("--seconds", type=float, default=60.0, help="seconds of timed learning (default 60)")
     parser.add_argument("--channels", type=int, default=16, help="network: convolution channels (default 16)")
-    parser.add_argument("--blocks", type=int, default=1, help="network: residual blocks (default 1)")
+    parser.add_argument("--blocks", type=int, default=2, help="network: residual blocks (default 2)")
     parser.add_argument("--hidden", type=int, default=128, help="network: vector trunk width (default 128)")
     parser.add_argument("--n-envs", type=int, default=128, help="games in the vector env (default 128)")
     parser.add_argument("--n-steps", type=int, default=32, help="steps per game per rollout (default 32)")

@@ -12,6 +12,7 @@ import math
 import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import Any
 
 from stable_baselines3.common.callbacks import BaseCallback
@@ -65,6 +66,11 @@ def crossed(callback: BaseCallback, every: int) -> bool:
     return every > 0 and callback.num_timesteps // every > (callback.num_timesteps - n) // every
 
 
+def _short(name: str) -> str:
+    """A league name for ratings and TensorBoard: ``ppo:runs/x/snapshots/step-000250112.zip`` -> ``step-000250112``."""
+    return Path(name).stem if name.startswith("ppo:") and name.endswith(".zip") else name
+
+
 def league_results(info: dict) -> list[tuple[str, float]]:
     """(opponent name, the learner's share against it) for each opponent of a finished game's info."""
     placings, seat, agents = info["placings"], info["seat"], info["agents"]
@@ -101,14 +107,21 @@ class LeagueCallback(BaseCallback):
     def _on_rollout_start(self) -> None:
         self.push()
 
+    def _on_rollout_end(self) -> None:
+        """Log the league's ratings (OpenSkill ordinal, mu - 3 sigma) with the rollout."""
+        for name, (mu, sigma) in self.state.league.ratings.items():
+            self.logger.record(f"league/{name}", mu - 3 * sigma)
+
     def _on_step(self) -> bool:
+        league = self.state.league
         for info in self.locals.get("infos", []):
             if "placings" in info:
                 self.logger.record_mean("rollout/learner_score", info["scores"][info["seat"]])
                 self.logger.record_mean("rollout/learner_win", float(info["placings"][info["seat"]] == 0))
                 for name, share in league_results(info):
                     if name.startswith("ppo:") and name.endswith(".zip"):
-                        self.state.league.record(name[len("ppo:") :], share)
+                        league.record(name[len("ppo:") :], share)
+                league.rate([_short(name) for name in info["agents"]], list(info["placings"]))
         if self.config.stage(self.num_timesteps) is not self.stage:
             self.push(latest=False)
         if self.snapshots and crossed(self, self.config.league.snapshot_every):
@@ -143,6 +156,7 @@ class EvaluationCallback(BaseCallback):
             return
         weights = {k: v.detach().clone() for k, v in self.model.policy.state_dict().items()}
         record = run_evaluation(self.config, self.settings, weights, self.pool, self.num_timesteps)
+        record["league"] = {name: round(mu - 3 * sigma, 3) for name, (mu, sigma) in self.state.league.ratings.items()}
         self.state.evaluations += 1
         self.state.last_eval_step = self.num_timesteps
         self.run.log_eval(record)

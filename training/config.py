@@ -32,7 +32,7 @@ class EnvConfig:
 
 @dataclass
 class NetworkConfig:
-    channels: int = 32  # width of the convolutional trunk over the kingdom planes
+    channels: int = 16  # width of the convolutional trunk over the kingdom planes
     blocks: int = 2  # residual blocks of two 3x3 convolutions
     hidden: int = 128  # width of the vector trunk (line features + pooled board)
 

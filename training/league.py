@@ -14,6 +14,8 @@ import random
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from training.ratings import Rating, Ratings
+
 
 @dataclass
 class Snapshot:
@@ -30,12 +32,23 @@ class Snapshot:
 
 @dataclass
 class League:
-    """The pool of snapshots, oldest first; saved with each checkpoint so that a resumed run keeps it."""
+    """The pool of snapshots, oldest first, and the OpenSkill ratings of everyone the learner has met (the
+    learner, snapshots, scripted players) from the league's own games; saved with each checkpoint so that a
+    resumed run keeps them."""
 
     pool_size: int = 10
     prioritise: bool = True
     snapshots: list[Snapshot] = field(default_factory=list)
     decay: float = 0.99
+    ratings: dict[str, list[float]] = field(default_factory=dict)  # name -> [mu, sigma]
+
+    def rate(self, agents: list[str], placings: list[float]) -> None:
+        """Rate a finished league game: each seat's name (``learner`` for the learner) and placing. Seats of
+        the learner's latest self are left out: they are the learner, a few updates behind."""
+        seats = [p for p, name in enumerate(agents) if name != "ppo:latest"]
+        ratings = Ratings({name: Rating(*value) for name, value in self.ratings.items()})
+        ratings.update([agents[p] for p in seats], [placings[p] for p in seats])
+        self.ratings = {name: [r.mu, r.sigma] for name, r in ratings.ratings.items()}
 
     def add(self, path: str, step: int) -> None:
         """Put a new snapshot in the pool, dropping the oldest beyond ``pool_size``."""
@@ -61,7 +74,7 @@ class League:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> League:
         snapshots = [Snapshot(**s) for s in data.get("snapshots", [])]
-        return cls(data["pool_size"], data["prioritise"], snapshots, data.get("decay", 0.99))
+        return cls(data["pool_size"], data["prioritise"], snapshots, data.get("decay", 0.99), data.get("ratings", {}))
 
 
 class OpponentSampler:

@@ -23,23 +23,35 @@ def competition_ranks(placings: Sequence[float]) -> list[int]:
     return [sum(other < mine for other in placings) for mine in placings]
 
 
-def rate_games(games: Iterable[tuple[Sequence[str], Sequence[float]]]) -> dict[str, Rating]:
-    """Ratings after the ``(agents by seat, placings by seat)`` of each game, in the order given.
+class Ratings:
+    """OpenSkill Plackett-Luce ratings, updated game by game.
 
     An agent seated more than once at a table (``X fg fg fg``) plays each seat as its own team
     from the same prior; its new rating is the mean of those seats' updates.
     """
-    from openskill.models import PlackettLuce
 
-    model = PlackettLuce()
-    ratings: dict[str, Rating] = {}
-    for agents, placings in games:
-        prior = [ratings.get(spec) or Rating(model.mu, model.sigma) for spec in agents]
+    def __init__(self, ratings: dict[str, Rating] | None = None) -> None:
+        from openskill.models import PlackettLuce
+
+        self.model = PlackettLuce()
+        self.ratings: dict[str, Rating] = dict(ratings or {})
+
+    def update(self, agents: Sequence[str], placings: Sequence[float]) -> None:
+        """Rate one finished game: the agent in each seat and its placing (0 first)."""
+        model = self.model
+        prior = [self.ratings.get(spec) or Rating(model.mu, model.sigma) for spec in agents]
         teams = [[model.rating(mu=r.mu, sigma=r.sigma)] for r in prior]
         updated = model.rate(teams, ranks=competition_ranks(placings))
         seats: dict[str, list] = {}
         for spec, (new,) in zip(agents, updated, strict=True):
             seats.setdefault(spec, []).append(new)
         for spec, news in seats.items():
-            ratings[spec] = Rating(sum(n.mu for n in news) / len(news), sum(n.sigma for n in news) / len(news))
-    return ratings
+            self.ratings[spec] = Rating(sum(n.mu for n in news) / len(news), sum(n.sigma for n in news) / len(news))
+
+
+def rate_games(games: Iterable[tuple[Sequence[str], Sequence[float]]]) -> dict[str, Rating]:
+    """Ratings after the ``(agents by seat, placings by seat)`` of each game, in the order given."""
+    ratings = Ratings()
+    for agents, placings in games:
+        ratings.update(agents, placings)
+    return ratings.ratings

@@ -58,3 +58,13 @@ def test_the_latest_policy_is_one_batched_opponent_for_every_seat():
     sampler.update(latest=build_policy(SETTINGS).state_dict())
     opponents = sampler.pick()
     assert len({id(o) for o in opponents}) == 1 and opponents[0].spec == "ppo:latest"
+
+
+def test_the_league_rates_its_games_and_keeps_the_ratings_through_a_dict():
+    league = League(pool_size=3)
+    for _ in range(10):
+        league.rate(["learner", "fg", "step-1", "ppo:latest"], [0.0, 1.0, 2.0, 3.0])
+    assert set(league.ratings) == {"learner", "fg", "step-1"}  # the latest self is the learner: not rated apart
+    mu = {name: value[0] for name, value in league.ratings.items()}
+    assert mu["learner"] > mu["fg"] > mu["step-1"]
+    assert League.from_dict(league.to_dict()).ratings == league.ratings
