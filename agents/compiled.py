@@ -203,6 +203,14 @@ def _better(best, count, top, value, action, slot):
 
 
 # ----- a seat's kingdom and the line, as the policies read them -----------------------------------------
+@jit(inline=True)
+def acting_kingdom(g, i):
+    """(domino held, terrain, crowns, reach, box, discards) of the acting king's kingdom in game ``i``."""
+    p = g.draft[i, QUEUE, g.counters[i, KING]]
+    number = g.draft[i, HELD, g.counters[i, KING]]
+    return number, g.terrain[i, p], g.crowns[i, p], g.reach[i, p], g.box[i, p], g.discards[i, p]
+
+
 @jit
 def greedy_picks(g, i, t, work):
     """Full Greedy's best picks for the acting king of game ``i``, as slots in ``work[12][:count, 1]``; their
@@ -237,14 +245,7 @@ def greedy_turns(g, i, t, work):
     cannot gain more after the placement than anywhere in the kingdom now."""
     middle, halves = t.middle, t.halves
     c = g.counters[i]
-    p, number = g.draft[i, QUEUE, c[KING]], g.draft[i, HELD, c[KING]]
-    terrain, crowns, reach, box, discards = (
-        g.terrain[i, p],
-        g.crowns[i, p],
-        g.reach[i, p],
-        g.box[i, p],
-        g.discards[i, p],
-    )
+    number, terrain, crowns, reach, box, discards = acting_kingdom(g, i)
     line, claims, size = g.draft[i, NEXT], g.draft[i, CLAIMS], c[LINE]
     firsts, gains, best = work[0], work[11], work[12]
     labels, sizes, crs = work[3][0], work[4][0], work[5][0]
@@ -299,15 +300,7 @@ def gprd_placements(g, i, t, work):
     """``gprd``'s best placements for the acting king of game ``i`` as ``work[12][:count, 0]``; their count
     (0 when the domino cannot be placed). Among Full Greedy's filtered placements, the best score of the
     result with its bonuses, then the largest property (the rules' tie-break)."""
-    c = g.counters[i]
-    p, number = g.draft[i, QUEUE, c[KING]], g.draft[i, HELD, c[KING]]
-    terrain, crowns, reach, box, discards = (
-        g.terrain[i, p],
-        g.crowns[i, p],
-        g.reach[i, p],
-        g.box[i, p],
-        g.discards[i, p],
-    )
+    number, terrain, crowns, reach, box, discards = acting_kingdom(g, i)
     out, best = work[0], work[12]
     labels, sizes, crs = work[3][0], work[4][0], work[5][0]
     properties = label(terrain, crowns, labels, sizes, crs, work[6], t)
