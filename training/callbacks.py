@@ -211,13 +211,14 @@ class CheckpointCallback(BaseCallback):
 
 
 class ProgressCallback(BaseCallback):
-    """The progress bar (steps, rate, the last evaluation), and the stop at ``max_minutes``."""
+    """The progress bar (steps, rate, the last evaluation), and the stop at ``max_minutes`` or on a signal."""
 
     def __init__(self, config: TrainConfig, state: RunState, run: RunDirectory) -> None:
         super().__init__()
         self.config, self.state, self.run = config, state, run
         self.bar: ProgressBar | None = None
         self.deadline: float | None = None
+        self.interrupted = False  # set by a signal: stop after this step
 
     def _on_training_start(self) -> None:
         self.bar = ProgressBar(self.run.path.name, self.config.ppo.total_timesteps, self.num_timesteps)
@@ -226,7 +227,7 @@ class ProgressCallback(BaseCallback):
 
     def _on_step(self) -> bool:
         self.bar.update(self.num_timesteps, self.state.latest_info)
-        return self.deadline is None or time.monotonic() < self.deadline
+        return not self.interrupted and (self.deadline is None or time.monotonic() < self.deadline)
 
     def _on_training_end(self) -> None:
         self.bar.stop()

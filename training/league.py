@@ -44,8 +44,11 @@ class League:
 
     def rate(self, agents: list[str], placings: list[float]) -> None:
         """Rate a finished league game: each seat's name (``learner`` for the learner) and placing. Seats of
-        the learner's latest self are left out: they are the learner, a few updates behind."""
+                the learner's latest self are left out: they are the learner, a few updates behind (a game against
+        itself alone rates nobody)."""
         seats = [p for p, name in enumerate(agents) if name != "ppo:latest"]
+        if len(seats) < 2:
+            return
         ratings = Ratings({name: Rating(*value) for name, value in self.ratings.items()})
         ratings.update([agents[p] for p in seats], [placings[p] for p in seats])
         self.ratings = {name: [r.mu, r.sigma] for name, r in ratings.ratings.items()}

@@ -67,6 +67,15 @@ class RunDirectory:
             raise ConfigError(f"cannot resume {str(path)!r}: it holds no {CONFIG_FILE} and {LAST} of a run")
         return cls(path)
 
+    def forget_evaluations_after(self, step: int) -> None:
+        """Drop the eval.jsonl lines past ``step`` (written after the checkpoint a resumed run starts from)."""
+        if not self.eval_log.is_file():
+            return
+        lines = self.eval_log.read_text().splitlines()
+        kept = [line for line in lines if line.strip() and json.loads(line)["step"] <= step]
+        if len(kept) != len(lines):
+            write_atomically(self.eval_log, "".join(line + "\n" for line in kept).encode())
+
     def log_eval(self, record: dict) -> None:
         with open(self.eval_log, "a") as handle:
             handle.write(json.dumps(record) + "\n")

@@ -8,6 +8,9 @@ callbacks (:mod:`training.callbacks`): league, evaluation, checkpoints, progress
 
 from __future__ import annotations
 
+import contextlib
+import signal
+from collections.abc import Iterator
 from pathlib import Path
 
 import torch
@@ -17,6 +20,7 @@ from stable_baselines3.common.logger import configure as configure_logger
 
 from agents.checkpoint import load_optimizer, read_checkpoint, save_model
 from agents.policy_network import KingdomPolicy, policy_kwargs
+from kdenv.errors import KingdominoError
 from training.bc import behaviour_clone
 from training.callbacks import (
     CheckpointCallback,
@@ -47,6 +51,7 @@ def train(config: TrainConfig, resume: str | Path | None = None) -> Path:
         if saved.get("network") != settings["network"] or saved.get("num_players") != settings["num_players"]:
             raise ConfigError(f"cannot resume {str(run.path)!r} with a different network or table size")
         saved_state = saved.get("training", {})
+        run.forget_evaluations_after(saved_state.get("step", 0))
     else:
         run, weights, saved_state = RunDirectory.create(config), None, {}
     state = RunState.from_dict(saved_state, League(config.league.pool_size, config.league.prioritise))
@@ -73,7 +78,11 @@ def train(config: TrainConfig, resume: str | Path | None = None) -> Path:
                 raise ConfigError(f"config key 'init': {config.init!r} has network {init_settings.get('network')}")
             model.policy.load_state_dict(init_weights)
         if weights is None and config.bc.games:
-            warm_start(config, model, run, settings)
+            try:
+                warm_start(config, model, run, settings)
+            except KeyboardInterrupt:  # keep the imitation so far: --resume starts PPO from it
+                save_model(model, run.path / LAST, settings, state.to_dict(0))
+                raise Interrupted(run.path, 0) from None
 
         # the loop: model.learn with the run's duties as callbacks
         progress = ProgressCallback(config, state, run)
@@ -87,13 +96,39 @@ def train(config: TrainConfig, resume: str | Path | None = None) -> Path:
             evaluation.evaluate()  # the starting point of the learning curve
         remaining = config.ppo.total_timesteps - model.num_timesteps
         if remaining > 0:
-            model.learn(remaining, callback=callbacks, reset_num_timesteps=weights is None)
+            with stop_on_signals(progress):
+                model.learn(remaining, callback=callbacks, reset_num_timesteps=weights is None)
         else:
             checkpoint.save()
+        if progress.interrupted:
+            raise Interrupted(run.path, model.num_timesteps)
     finally:
         env.close()
         pool.shutdown(cancel_futures=True)
     return run.path
+
+
+class Interrupted(KingdominoError):
+    """A run stopped by SIGINT or SIGTERM once its last.zip is written: it can be resumed."""
+
+    def __init__(self, path: Path, step: int) -> None:
+        super().__init__(f"interrupted at step {step}; last.zip is saved: resume with kdenv train --resume {path}")
+
+
+@contextlib.contextmanager
+def stop_on_signals(progress: ProgressCallback) -> Iterator[None]:
+    """While learning, SIGINT and SIGTERM ask the run to stop after the current step (the callbacks then
+    evaluate and write last.zip, as at the end of a run) instead of killing it."""
+
+    def stop(signum, frame) -> None:
+        progress.interrupted = True
+
+    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 def make_env(config: TrainConfig, sampler: OpponentSampler, seed: int) -> KingdominoVecEnv:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from training.config import ConfigError
 
@@ -22,7 +23,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from training.config import load_config
-    from training.train import load_run_config, train
+    from training.train import Interrupted, load_run_config, train
 
     if args.config:
         config = load_config(args.config, args.overrides)
@@ -30,6 +31,10 @@ def run(args: argparse.Namespace) -> int:
         config = load_run_config(args.resume, args.overrides)
     else:
         raise ConfigError("give a config file (e.g. configs/smoke.yaml) or --resume RUN_DIR")
-    path = train(config, resume=args.resume)
+    try:
+        path = train(config, resume=args.resume)
+    except Interrupted as stopped:
+        print(f"kdenv train: {stopped}", file=sys.stderr)
+        return 130
     print(f"run directory: {path} (best.zip, last.zip, eval.jsonl; tensorboard --logdir {path / 'tb'})")
     return 0

@@ -65,6 +65,9 @@ def test_the_league_rates_its_games_and_keeps_the_ratings_through_a_dict():
     for _ in range(10):
         league.rate(["learner", "fg", "step-1", "ppo:latest"], [0.0, 1.0, 2.0, 3.0])
     assert set(league.ratings) == {"learner", "fg", "step-1"}  # the latest self is the learner: not rated apart
+    before = dict(league.ratings)
+    league.rate(["ppo:latest", "learner", "ppo:latest", "ppo:latest"], [1.0, 0.0, 2.0, 3.0])
+    assert league.ratings == before
     mu = {name: value[0] for name, value in league.ratings.items()}
     assert mu["learner"] > mu["fg"] > mu["step-1"]
     assert League.from_dict(league.to_dict()).ratings == league.ratings

@@ -54,3 +54,35 @@ def test_train_resume_and_play(tmp_path):
 def test_resume_needs_a_run_directory(tmp_path):
     with pytest.raises(ConfigError, match="cannot resume"):
         load_run_config(tmp_path)
+
+
+@pytest.mark.slow
+def test_sigint_saves_last_zip_and_resume_drops_evaluations_past_it(tmp_path):
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    overrides = [f"runs_dir={tmp_path}", "network={channels: 8, blocks: 1, hidden: 16}", "ppo.n_envs=4",
+                 "ppo.n_steps=32", "ppo.batch_size=64", "ppo.total_timesteps=10000000", "checkpoint_every=100000",
+                 "eval={every: 256, games: 2, opponents: [random]}", "bc={games: 0}"]  # fmt: skip
+    command = [sys.executable, "-m", "training.cli", "train", "configs/smoke.yaml"]
+    for override in overrides:
+        command += ["--set", override]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 240
+    while time.monotonic() < deadline and not list(tmp_path.glob("*/eval.jsonl")):
+        time.sleep(0.5)
+    time.sleep(1.0)
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=120)
+    assert process.returncode == 130, err
+    assert "resume with kdenv train --resume" in err and "Traceback" not in err
+    run = next(tmp_path.glob("smoke-*"))
+    with __import__("zipfile").ZipFile(run / LAST) as archive:
+        saved = json.loads(archive.read("kdenv.json"))["training"]["step"]
+    with open(run / "eval.jsonl", "a") as log:  # an evaluation written after last.zip, as a kill -9 leaves it
+        log.write(json.dumps({"step": saved + 999, "results": {}}) + "\n")
+    train(load_run_config(run, ["ppo.total_timesteps=" + str(saved + 128)]), resume=run)
+    steps = [json.loads(line)["step"] for line in (run / "eval.jsonl").read_text().splitlines()]
+    assert saved + 999 not in steps and steps == sorted(steps) and len(steps) == len(set(steps))
