@@ -125,22 +125,28 @@ def read_records(path: str | os.PathLike) -> Iterator[dict]:
     """The records of a file: one JSON object (``.json``) or one per line (``.jsonl``)."""
     path = Path(path)
     try:
-        text = path.read_text()
+        text = path.read_text(encoding="utf-8")
     except OSError as err:
         raise RecordError(f"cannot read {path}: {err.strerror}") from None
+    except UnicodeDecodeError:
+        raise RecordError(f"{path} is not a UTF-8 text file of game records (.json or .jsonl)") from None
     stripped = text.lstrip()
     if path.suffix == ".json" or (stripped.startswith("{") and "\n{" not in stripped.rstrip()):
-        try:
-            yield json.loads(text)
-        except json.JSONDecodeError as err:
-            raise RecordError(f"{path}: not valid JSON ({err.msg} at line {err.lineno})") from None
+        yield _parse(text, f"{path}")
         return
     for number, line in enumerate(text.splitlines(), start=1):
         if line.strip():
-            try:
-                yield json.loads(line)
-            except json.JSONDecodeError as err:
-                raise RecordError(f"{path}:{number}: not valid JSON ({err.msg})") from None
+            yield _parse(line, f"{path}:{number}")
+
+
+def _parse(text: str, where: str) -> dict:
+    """One JSON value; a one-line RecordError for bad JSON or JSON nested too deeply to read."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as err:
+        raise RecordError(f"{where}: not valid JSON ({err.msg} at line {err.lineno})") from None
+    except RecursionError:
+        raise RecordError(f"{where}: JSON nested too deeply to be a game record") from None
 
 
 def append_record(path: str | os.PathLike, record: dict) -> None:

@@ -7,6 +7,8 @@ value of the wrong type is a one-line :class:`ConfigError` naming the dotted key
 from __future__ import annotations
 
 import dataclasses
+import os
+import tempfile
 import types
 import typing
 from dataclasses import dataclass, field
@@ -231,6 +233,52 @@ def _check(config: TrainConfig) -> None:
             _check_opponent(spec, f"curriculum[{i}].opponents")
     for spec in config.eval.opponents:
         _check_opponent(spec, "eval.opponents")
+    for key, minutes in (("max_minutes", config.max_minutes), ("bc.max_minutes", config.bc.max_minutes)):
+        if minutes is not None and not minutes > 0:
+            raise ConfigError(f"config key {key!r} must be positive (or null for no limit), got {minutes!r}")
+    from training.bc import TEACHERS
+
+    if config.bc.teacher not in TEACHERS:
+        raise ConfigError(f"config key 'bc.teacher': {config.bc.teacher!r} is not one of {', '.join(TEACHERS)}")
+    if not 0 <= config.bc.dagger <= 1:
+        raise ConfigError(f"config key 'bc.dagger' must be in [0, 1], got {config.bc.dagger!r}")
+    _check_device(config.ppo.device)
+    _check_writable(Path(config.runs_dir))
+    if config.init is not None:
+        from agents.checkpoint import CheckpointError, read_checkpoint
+
+        try:
+            read_checkpoint(config.init)
+        except CheckpointError as err:
+            raise ConfigError(f"config key 'init': {err}") from None
+
+
+def _check_device(device: str) -> None:
+    """A torch device that exists on this machine."""
+    import torch
+
+    try:
+        kind = torch.device(device).type
+    except (RuntimeError, TypeError):
+        raise ConfigError(f"config key 'ppo.device': {device!r} is not a torch device (e.g. cpu, cuda)") from None
+    if kind == "cuda" and not torch.cuda.is_available():
+        raise ConfigError(f"config key 'ppo.device': {device!r}, but torch sees no CUDA device here; use cpu")
+    if kind not in ("cpu", "cuda", "mps"):
+        raise ConfigError(f"config key 'ppo.device': {device!r} is not supported; use cpu or cuda")
+
+
+def _check_writable(runs_dir: Path) -> None:
+    """``runs_dir`` exists as a writable folder, or can be made inside one: a folder is made in the nearest one
+    that exists and removed at once, which is the only test that holds for root and for special file systems."""
+    existing = runs_dir.absolute()
+    while not existing.exists():
+        existing = existing.parent
+    try:
+        os.rmdir(tempfile.mkdtemp(dir=existing))
+    except OSError:
+        raise ConfigError(
+            f"config key 'runs_dir': {str(runs_dir)!r} cannot be written here; give a writable folder"
+        ) from None
 
 
 LEAGUE_OPPONENTS = ("latest", "snapshot")  # opponent names that stand for the learner's own networks
@@ -266,7 +314,9 @@ def _set(data: dict, assignment: str) -> None:
 
 def config_from_dict(data: dict, overrides: list[str] | None = None) -> TrainConfig:
     """A checked TrainConfig from a raw mapping plus ``key=value`` overrides."""
-    data = dict(data or {})
+    if not isinstance(data, dict):
+        raise ConfigError(f"a config is a mapping of keys (see configs/smoke.yaml), not a {type(data).__name__}")
+    data = dict(data)
     for section, value in data.items():
         if isinstance(value, dict):
             data[section] = dict(value)
@@ -283,7 +333,12 @@ def load_config(path: str | Path, overrides: list[str] | None = None) -> TrainCo
     if not path.is_file():
         raise ConfigError(f"config file {str(path)!r} not found; see configs/ for examples")
     try:
-        data = yaml.safe_load(path.read_text()) or {}
-    except yaml.YAMLError as err:
-        raise ConfigError(f"config file {str(path)!r} is not valid YAML: {str(err).splitlines()[0]}") from None
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        raise ConfigError(f"config file {str(path)!r} is not a UTF-8 text file; give a YAML config") from None
+    except (yaml.YAMLError, RecursionError) as err:
+        reason = str(err).splitlines()[0] if str(err) else "nested too deeply"
+        raise ConfigError(f"config file {str(path)!r} is not valid YAML: {reason}") from None
+    if data is None:
+        raise ConfigError(f"config file {str(path)!r} is empty; give the keys to change (see configs/smoke.yaml)")
     return config_from_dict(data, overrides)

@@ -94,3 +94,17 @@ def test_the_replay_command_checks_files_and_fails_on_the_first_bad_record(tmp_p
     (tmp_path / "broken.jsonl").write_text('{"format": \n')
     assert cli(["replay", str(tmp_path / "broken.jsonl")]) == 2
     assert "not valid JSON" in capsys.readouterr().err
+
+
+def test_binary_files_and_deeply_nested_json_are_one_line_record_errors(tmp_path):
+    from kdenv.errors import RecordError
+    from kdenv.replay import read_records
+
+    binary = tmp_path / "games.jsonl"
+    binary.write_bytes(bytes(range(256)))
+    with pytest.raises(RecordError, match="is not a UTF-8 text file"):
+        list(read_records(binary))
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000)
+    with pytest.raises(RecordError, match="nested too deeply"):
+        list(read_records(deep))

@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from training.config import ConfigError, Stage, TrainConfig, config_from_dict, load_config
+
+
+def test_every_shipped_config_loads():
+    from pathlib import Path
+
+    tables = {load_config(path).env.num_players for path in Path("configs").glob("*.yaml")}
+    assert tables == {2, 3, 4}
 
 
 def test_shipped_configs_load():
@@ -73,3 +82,30 @@ def test_curriculum_stage_by_step():
     assert config.stage(99).opponents == {"random": 1.0}
     assert config.stage(100).opponents == {"fg": 1.0}
     assert config.stage(10**9).opponents == {"fg": 1.0}
+
+
+@pytest.mark.parametrize(
+    "text, overrides, message",
+    [
+        ("- a\n- b\n", [], "a config is a mapping of keys"),
+        ("", [], "is empty"),
+        ("name: x\n", ["ppo.device=tpu"], "'ppo.device': 'tpu' is not a torch device"),
+        ("name: x\n", ["runs_dir=/proc/x"], "'runs_dir': '/proc/x' cannot be written here"),
+        ("name: x\n", ["max_minutes=-1"], "'max_minutes' must be positive"),
+        ("name: x\n", ["bc.teacher=nosuch"], "'bc.teacher': 'nosuch' is not one of fg, gprd"),
+        ("name: x\n", ["init=/no/such.zip"], "'init': checkpoint '/no/such.zip' not found"),
+    ],
+)
+def test_bad_configs_are_one_line_errors_before_anything_is_made(tmp_path, text, overrides, message):
+    path = tmp_path / "config.yaml"
+    path.write_text(text)
+    with pytest.raises(ConfigError, match=re.escape(message) if "'" in message else message):
+        load_config(path, [f"runs_dir={tmp_path / 'runs'}", *overrides])
+    assert not (tmp_path / "runs").exists()
+
+
+def test_a_binary_config_file_is_a_one_line_error(tmp_path):
+    path = tmp_path / "config.yaml"
+    path.write_bytes(bytes(range(256)))
+    with pytest.raises(ConfigError, match="is not a UTF-8 text file"):
+        load_config(path)
