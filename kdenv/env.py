@@ -76,6 +76,12 @@ Keyword arguments: ``kingdom_size`` (5 or 7), ``mighty_duel`` (7x7, 2 players, a
 ``middle_kingdom`` (+10 when the castle is centred), ``harmony`` (+5 for a complete 5x5 with no discard),
 ``voluntary_discard`` (house rule), or ``rules=`` a :class:`kdenv.rules.Rules`.
 
+## Copies
+
+``copy.deepcopy(env)`` and ``pickle`` keep everything, mid-game included (the game, the agent to act, the
+rewards so far), so a search can clone the env and play on the copy; ``env.unwrapped.game.clone()`` copies
+the game alone, faster.
+
 ## Game record
 
 ``env.unwrapped.record()`` is the ``kingdomino-replay/1`` record of the game so far
@@ -240,6 +246,14 @@ class raw_env(AECEnv, EzPickle):
         self._scores = [0] * num_players  # each player's score after its last placement ("score" reward)
         self.agent_names: list[str] | None = None  # who plays each seat, for records
         self.game: Game | None = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickles and deep copies keep the game in progress, the agent selection and the rewards (EzPickle
+        alone would rebuild an env that was never reset): ``copy.deepcopy(env)`` clones an env mid-game."""
+        return dict(self.__dict__)
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self._observation_space

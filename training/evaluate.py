@@ -15,14 +15,14 @@ import math
 import statistics
 import time
 from collections.abc import Callable
-from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures import Executor
 from dataclasses import asdict, dataclass
-from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
 from kdenv.game import Game
 from kdenv.rules import Rules
+from training.pool import worker_pool
 from training.stats import Z95, seat_outcome, wilson
 
 
@@ -86,9 +86,9 @@ def _play(settings: dict, state: dict, opponent: str, seeds: list[int], rules: d
 
 
 def evaluation_pool(workers: int) -> Executor:
-    """Worker processes for evaluation games against players that do not play in the vector env (spawned:
-    safe next to torch threads in the parent; none start before the first game is submitted)."""
-    return ProcessPoolExecutor(max_workers=max(workers, 1), mp_context=get_context("spawn"))
+    """Worker processes for evaluation games against players that do not play in the vector env (none start
+    before the first game is submitted; see :mod:`training.pool`)."""
+    return worker_pool(workers)
 
 
 def batched(opponent: str) -> bool:

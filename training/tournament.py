@@ -23,13 +23,10 @@ from __future__ import annotations
 
 import itertools
 import json
-import multiprocessing
 import os
-import signal
-import threading
 import traceback
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, wait
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import closing
 from dataclasses import dataclass
@@ -42,6 +39,7 @@ from kdenv.errors import KingdominoError
 from kdenv.game import Game
 from kdenv.replay import append_record, to_record
 from kdenv.rules import Rules
+from training.pool import worker_pool
 from training.schedule import Schedule, ScheduledGame
 from training.stats import Results, summarize
 
@@ -110,17 +108,10 @@ _worker_seats: Seats | None = None  # the players of a worker process
 
 
 def _init_worker(players: dict[str, str]) -> None:
-    """Worker set-up: the parent's player registry (players registered at run time too); Ctrl-C is the parent's.
-
-    A watchdog thread ends the worker as soon as the parent process is gone (killed), so no orphan lingers.
-    """
+    """Worker set-up: the parent's player registry (players registered at run time too)."""
     global _worker_seats
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
     PLAYERS.update(players)
     _worker_seats = Seats()
-    parent = multiprocessing.parent_process()
-    if parent is not None:
-        threading.Thread(target=lambda: (parent.join(), os._exit(1)), daemon=True).start()
 
 
 def _play_in_worker(game: ScheduledGame, rules: Rules) -> Outcome:
@@ -275,14 +266,8 @@ class Tournament:
             seats.close()
 
     def _play_in_pool(self, pending: list[ScheduledGame], workers: int) -> Iterator[Outcome]:
-        """Outcomes as the worker processes finish them (forkserver: no state inherited from this process)."""
-        method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
-        pool = ProcessPoolExecutor(
-            workers,
-            multiprocessing.get_context(method),
-            initializer=_init_worker,
-            initargs=(dict(PLAYERS),),
-        )
+        """Outcomes as the worker processes finish them."""
+        pool = worker_pool(workers, _init_worker, (dict(PLAYERS),))
         games = iter(pending)
         waiting: set = set()
 

@@ -192,3 +192,27 @@ def test_env_enforces_the_order_of_calls_like_pettingzoo_s_wrapper() -> None:
     assert aec.terminations is raw.terminations and aec.rewards is raw.rewards and aec.infos is raw.infos
     assert aec.last()[1:] == raw.last(observe=False)[1:]
     assert str(aec) == str(OrderEnforcingWrapper(raw)) == "kingdomino_v0"
+
+
+def test_deepcopy_and_pickle_mid_game_keep_the_game_and_play_on_independently():
+    import copy
+    import pickle
+
+    import numpy as np
+
+    from kdenv.env import env as make_env
+
+    original = make_env(num_players=3, reward="score")
+    original.reset(seed=4)
+    for _ in range(15):
+        original.step(int(np.flatnonzero(original.observe(original.agent_selection)["action_mask"])[0]))
+    for clone in (copy.deepcopy(original), pickle.loads(pickle.dumps(original))):
+        assert clone.agent_selection == original.agent_selection
+        assert clone.unwrapped.game.moves == original.unwrapped.game.moves
+        assert clone.rewards == original.rewards
+        agent = clone.agent_selection
+        assert np.array_equal(
+            clone.observe(agent)["observation"]["board"], original.observe(agent)["observation"]["board"]
+        )
+        clone.step(int(np.flatnonzero(clone.observe(agent)["action_mask"])[-1]))
+        assert len(clone.unwrapped.game.moves) == len(original.unwrapped.game.moves) + 1
