@@ -52,7 +52,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--rules", default="", help="rule names, e.g. middle_kingdom,harmony or mighty_duel")
     parser.add_argument("--seed", type=int, help="deals this game again (default: a new deal, printed at the start)")
     parser.add_argument("--seat", type=int, default=0, help="your seat, 0 .. players-1 (default 0)")
-    parser.add_argument("--record", help="where to save the game record (default ./kdenv-game-<time>.json)")
+    parser.add_argument(
+        "--record", help="where to save the game record: a new .json file, or a .jsonl file to append to "
+        "(default ./kdenv-game-<time>.json)"
+    )  # fmt: skip
 
 
 # ----- move codes ------------------------------------------------------------------------------------
@@ -311,9 +314,35 @@ def play(game: Game, seats: Sequence[Player | None], names: Sequence[str]) -> bo
     return True
 
 
+def record_path(given: str | None) -> Path:
+    """Where the game record goes, checked before the game starts: ``given`` (a ``.jsonl`` file is appended
+    to; any other existing file is refused), or a new ``kdenv-game-<time>.json`` that no game has taken."""
+    if given is None:
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        path, n = Path(f"kdenv-game-{stamp}.json"), 1
+        while path.exists():
+            n += 1
+            path = Path(f"kdenv-game-{stamp}-{n}.json")
+    else:
+        path = Path(given)
+        if path.is_dir():
+            raise KingdominoError(f"--record {path}: is a folder; give a file name, e.g. {path / 'game.json'}")
+        if path.exists() and path.suffix != ".jsonl":
+            raise KingdominoError(f"--record {path}: the file exists; give a new name, or a .jsonl file to append to")
+    existed = path.exists()
+    try:
+        with open(path, "a"):
+            pass
+    except OSError as err:
+        raise KingdominoError(f"--record {path}: cannot be written ({err.strerror}); give a writable path") from None
+    if not existed:
+        path.unlink()
+    return path
+
+
 def run(args: argparse.Namespace) -> int:
     from kdenv.render import render_ansi
-    from kdenv.replay import to_record, write_record
+    from kdenv.replay import append_record, to_record, write_record
 
     rules = Rules.from_names(args.rules)
     rules.setup(args.players)  # a one-line error for an impossible table
@@ -329,15 +358,13 @@ def run(args: argparse.Namespace) -> int:
     for seat, player in enumerate(seats):
         if player is not None:
             player.reset(seat, seed * 7919 + seat)
-    path = Path(args.record or f"kdenv-game-{time.strftime('%Y%m%d-%H%M%S')}.json")
-    if not path.parent.is_dir():
-        raise KingdominoError(f"--record {path}: folder {path.parent} does not exist")
+    path = record_path(args.record)
     print(f"Kingdomino, {args.players} players, seed {seed}: you are P{human}. Type ? for help.")
     finished = False
     try:
         finished = play(game, seats, names)
     finally:
-        write_record(path, to_record(game, agents))
+        (append_record if path.suffix == ".jsonl" else write_record)(path, to_record(game, agents))
         for player in opponents:
             player.close()
         if finished:

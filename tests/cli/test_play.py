@@ -129,7 +129,7 @@ def test_end_of_input_or_ctrl_c_quits_cleanly(monkeypatch, tmp_path, capsys, std
         (["--players", "5"], "2, 3 or 4 players"),
         (["--seat", "4"], "--seat must be 0..3"),
         (["--rules", "nosuchrule"], "unknown rule 'nosuchrule'"),
-        (["--record", "/no/such/folder/g.json"], "does not exist"),
+        (["--record", "/no/such/folder/g.json"], "cannot be written (No such file or directory)"),
     ],
 )
 def test_bad_options_give_one_line_errors(monkeypatch, capsys, argv, message):
@@ -149,3 +149,32 @@ def test_every_legal_move_has_a_code_that_reads_back_to_it(players, rules):
         for code, action in codes.items():
             assert parse_move(code.upper(), game) == action
         game.step(rng.choice(game.legal_actions()))
+
+
+def test_records_are_never_overwritten_and_bad_paths_are_refused_before_the_game(monkeypatch, tmp_path, capsys):
+    existing = tmp_path / "game.json"
+    existing.write_text("keep me")
+    for record, message in [
+        (existing, "the file exists; give a new name, or a .jsonl file"),
+        (tmp_path, "is a folder"),
+        (tmp_path / "no" / "such" / "game.json", "cannot be written"),
+    ]:
+        assert main(["play", "--opponents", "random", "--record", str(record)]) == 2
+        assert message in capsys.readouterr().err
+    assert existing.read_text() == "keep me"
+    log = tmp_path / "games.jsonl"
+    for _ in range(2):  # a .jsonl file is appended to
+        code, _, _ = play(monkeypatch, ["--opponents", "random", "--players", "2", "--record", str(log)], quit_after=2)
+        assert code == 0
+    assert len(log.read_text().splitlines()) == 2
+
+
+def test_two_games_started_in_the_same_second_keep_both_records(monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr("time.strftime", lambda fmt: "20261201-120000")
+    for _ in range(2):
+        play(monkeypatch, ["--opponents", "random", "--players", "2"], quit_after=1)
+    assert sorted(p.name for p in tmp_path.glob("kdenv-game-*.json")) == [
+        "kdenv-game-20261201-120000-2.json",
+        "kdenv-game-20261201-120000.json",
+    ]
