@@ -171,15 +171,22 @@ class Tournament:
         assert out is not None
         path = out / "tournament.json"
         try:
-            out.mkdir(parents=True, exist_ok=True)
             old = json.loads(path.read_text()) if path.exists() else None
-            if old is not None:
-                self._check_same(old)
+        except OSError as err:
+            raise TournamentError(f"cannot read the tournament in {out}: {err.strerror or err}") from None
+        except json.JSONDecodeError:
+            raise TournamentError(f"{path} is not valid JSON; delete it or use another --out") from None
+        if old is not None:
+            self._check_same(old)
+        self._read_finished(out)  # every check before anything is written
+        try:
+            out.mkdir(parents=True, exist_ok=True)
             _write_atomic(path, json.dumps(self.settings, indent=1) + "\n")
         except OSError as err:
             raise TournamentError(f"cannot write the tournament to {out}: {err.strerror or err}") from None
-        except json.JSONDecodeError:
-            raise TournamentError(f"{path} is not valid JSON; delete it or use another --out") from None
+
+    def _read_finished(self, out: Path) -> None:
+        """Take the finished games of ``out/games.jsonl``; a game of another tournament there is an error."""
         scheduled = {g.game_id: g for g in self.schedule.games()}
         for record in _read_games(out / "games.jsonl", self.notes):
             game = scheduled.get(record.get("tournament", {}).get("game_id"))

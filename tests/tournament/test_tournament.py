@@ -160,3 +160,14 @@ def test_games_of_another_tournament_are_not_taken_as_finished(tmp_path):
     (tmp_path / "tournament.json").unlink()
     with pytest.raises(TournamentError, match="holds a game 0 that is not this tournament's"):
         Tournament(["random"] * 2, players=2, games=2, seed=4, out=tmp_path)
+
+
+def test_a_refused_run_writes_nothing_so_the_right_command_still_resumes(tmp_path):
+    first = tmp_path / "first"
+    Tournament(["random", "gprd"], players=2, games=4, out=first).run(workers=1, progress=False)
+    (first / "tournament.json").unlink()  # lost: only games.jsonl remains
+    with pytest.raises(TournamentError, match="not this tournament's"):
+        Tournament(["random", "fg"], players=2, games=4, out=first)
+    assert not (first / "tournament.json").exists()
+    again = Tournament(["random", "gprd"], players=2, games=4, out=first)
+    assert len(again.records) == 4 and not again.pending
