@@ -128,3 +128,11 @@ def test_the_default_takes_the_shipped_checkpoint_of_its_table_or_says_there_is_
         else:
             with pytest.raises(CheckpointError, match="no shipped checkpoint"):
                 make_player("ppo:default", players, rules)
+
+
+def test_the_gymnasium_view_refuses_a_wrong_table_checkpoint_when_made(tiny_checkpoint):
+    from kdenv.rules import Rules
+    from kdenv.wrappers import KingdominoSingleAgentEnv
+
+    with pytest.raises(CheckpointError, match="cannot play 3 players"):
+        KingdominoSingleAgentEnv(3, Rules(), [f"ppo:{tiny_checkpoint}", "random"])
