@@ -26,7 +26,7 @@ import random
 from agents.base import Player
 from agents.gains import TerrainTable, centred_masks, hole_masks, joined_squares, placement_gain, terrain_table
 from kdenv.actions import num_actions
-from kdenv.game import HARMONY_BONUS, MIDDLE_KINGDOM_BONUS, PICK, PLACE, Game
+from kdenv.game import PICK, PLACE, Game
 from kdenv.kingdom import HALVES, Kingdom
 from kdenv.tiles import NUM_TERRAINS
 from kdenv.view import PublicView
@@ -103,9 +103,8 @@ def best_placement_value(
         return bonus(game, occupied, discards + 1)
     # a placement inside the window keeps Middle Kingdom (if the kingdom has it); one outside loses it
     rules = game.rules
-    complete = occupied.bit_count() + 2 == rules.kingdom_size**2
-    harmony = HARMONY_BONUS if rules.harmony and complete and not discards else 0
-    mk = MIDDLE_KINGDOM_BONUS if rules.middle_kingdom and not occupied & ~window else 0
+    harmony = rules.harmony_bonus(occupied.bit_count() + 2, discards)
+    mk = rules.middle_bonus(not occupied & ~window)
     inside = (masks[0] & pairs[0], masks[1] & pairs[1], masks[2] & pairs[2], masks[3] & pairs[3])
     outside = (masks[0] ^ inside[0], masks[1] ^ inside[1], masks[2] ^ inside[2], masks[3] ^ inside[3])
     steps = kingdom.frame.steps
@@ -249,9 +248,8 @@ class FullGreedy:
         tables = _tables(kingdom, self.cache)
         rules, discards = game.rules, kingdom.discards
         window, _ = centred_masks(f.size)
-        can_complete = kingdom.occupied.bit_count() + 4 == f.size**2 and not discards
-        extra = (MIDDLE_KINGDOM_BONUS if rules.middle_kingdom and not kingdom.occupied & ~window else 0) + (
-            HARMONY_BONUS if rules.harmony and can_complete else 0
+        extra = rules.middle_bonus(not kingdom.occupied & ~window) + rules.harmony_bonus(
+            kingdom.occupied.bit_count() + 4, discards
         )
         ta, _, tb, _ = HALVES[number]
         bounds = []

@@ -59,10 +59,16 @@ class Rules:
     def bonuses(self, occupied: int, discards: int) -> tuple[int, int]:
         """(Middle Kingdom, Harmony) bonus of a kingdom whose squares (castle included) are the frame
         bitboard ``occupied``, after ``discards`` discarded dominoes; 0 for a variant that is off."""
-        size = self.kingdom_size
-        middle = MIDDLE_KINGDOM_BONUS if self.middle_kingdom and not occupied & ~frame(size).middle else 0
-        harmony = HARMONY_BONUS if self.harmony and not discards and occupied.bit_count() == size * size else 0
-        return middle, harmony
+        centred = not occupied & ~frame(self.kingdom_size).middle
+        return self.middle_bonus(centred), self.harmony_bonus(occupied.bit_count(), discards)
+
+    def middle_bonus(self, centred: bool) -> int:
+        """The Middle Kingdom bonus of a kingdom that is (or is not) ``centred`` on its castle."""
+        return MIDDLE_KINGDOM_BONUS if self.middle_kingdom and centred else 0
+
+    def harmony_bonus(self, squares: int, discards: int) -> int:
+        """The Harmony bonus of a kingdom of ``squares`` squares (castle included) after ``discards`` discards."""
+        return HARMONY_BONUS if self.harmony and not discards and squares == self.kingdom_size**2 else 0
 
     def setup(self, num_players: int) -> tuple[int, int]:
         """(kings per player, dominoes in play) for ``num_players``; raises for impossible tables."""

@@ -26,7 +26,7 @@ from kdenv.encoding import (
 )
 from kdenv.frame import DIRECTIONS, frame
 from kdenv.kingdom import HALVES
-from kdenv.rules import HARMONY_BONUS, MIDDLE_KINGDOM_BONUS, Rules
+from kdenv.rules import Rules
 from kdenv.tiles import MAX_CROWNS, NUM_DOMINOES
 
 FEATURES = ("current_line", "next_line", "held", "decision", "round", "scores", "unseen")
@@ -90,8 +90,8 @@ def tables(num_players: int, rules: Rules) -> Tables:
         steps=np.array(f.steps, dtype=np.int64),
         middle=np.array([(f.middle >> cell) & 1 for cell in range(f.cells)], dtype=np.int64),
         voluntary_discard=rules.voluntary_discard,
-        middle_bonus=MIDDLE_KINGDOM_BONUS if rules.middle_kingdom else 0,
-        harmony_bonus=HARMONY_BONUS if rules.harmony else 0,
+        middle_bonus=rules.middle_bonus(True),
+        harmony_bonus=rules.harmony_bonus(rules.kingdom_size**2, 0),
         num_players=num_players,
         kings=kings,
         in_play=in_play,
