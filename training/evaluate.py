@@ -229,8 +229,12 @@ def plot_league(run: str | Path, out: str | Path, title: str = "") -> None:
     for name in names:
         if name == anchor:
             continue
-        points = [(r["step"], r["league"][name] - (r["league"].get(anchor, 0.0) if anchor else 0.0))
-                  for r in records if name in r["league"]]  # fmt: skip
+        raw = [(r["step"], r["league"][name], r["league"].get(anchor, 0.0) if anchor else 0.0)
+               for r in records if name in r["league"]]  # fmt: skip
+        if name.startswith("step-"):  # a snapshot's rating stops changing once it has left the pool
+            last = max(k for k in range(len(raw)) if k == 0 or raw[k][1] != raw[k - 1][1])
+            raw = raw[: last + 1]
+        points = [(step, value - base) for step, value, base in raw]
         steps, ordinals = zip(*points, strict=True)
         snapshot = name.startswith("step-")
         axis.plot(

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 
 from training.ratings import Rating, Ratings
@@ -56,6 +57,8 @@ class League:
     def add(self, path: str, step: int) -> None:
         """Put a new snapshot in the pool, dropping the oldest beyond ``pool_size``."""
         self.snapshots.append(Snapshot(path, step))
+        for gone in self.snapshots[: max(0, len(self.snapshots) - self.pool_size)]:
+            self.ratings.pop(Path(gone.path).stem, None)
         del self.snapshots[: max(0, len(self.snapshots) - self.pool_size)]
 
     def record(self, path: str, learner_share: float) -> None:
