@@ -3,8 +3,9 @@
 Game ``i`` of a :class:`Games` is the engine's :class:`kdenv.game.Game` in arrays: kingdoms as grids
 (:mod:`kdenv.core.grid`), the dominoes in draw order, the kings of this round with their dominoes,
 the next line with its claims, and every move made. :func:`start` deals it from a deck and a king
-order, :func:`apply` plays a legal action, :func:`legal` says whether an action is legal now. The
-engine stays the readable reference: ``tests/core`` plays both side by side, move for move.
+order, :func:`apply` plays a legal action (the legal ones are the mask that :mod:`kdenv.core.observe`
+writes). The engine stays the readable reference: ``tests/vector`` and ``tests/agents/test_kernel.py``
+play both side by side, move for move.
 """
 
 from __future__ import annotations
@@ -133,24 +134,6 @@ def legal_placements(g, i, t, out):
     """The acting king's legal placements of its domino into ``out``; their count."""
     p = player(g, i)
     return placements(g.terrain[i, p], g.reach[i, p], g.box[i, p], t, held(g, i), out)
-
-
-@jit
-def legal(g, i, t, action, work):
-    """Whether ``action`` is legal now in game ``i`` (``work``: room for the placements)."""
-    c = g.counters[i]
-    if c[PHASE] == PICKING:
-        slot = action - t.discard - 1
-        return 0 <= slot < c[LINE] and g.draft[i, CLAIMS, slot] < 0
-    if c[PHASE] != PLACING or not 0 <= action <= t.discard:
-        return False
-    count = legal_placements(g, i, t, work)
-    if action == t.discard:
-        return count == 0 or t.voluntary_discard
-    for k in range(count):  # noqa: SIM110 (numba compiles loops, not generators)
-        if work[k] == action:
-            return True
-    return False
 
 
 @jit(inline=True)
