@@ -90,11 +90,6 @@ class BatchedPolicy:
         return (logits + gumbel).argmax(axis=1)
 
 
-def shipped_table(path: Path) -> tuple[int, int]:
-    """(players, kingdom size) of a shipped checkpoint, from DEFAULT_CHECKPOINTS."""
-    return next(table for table, shipped in DEFAULT_CHECKPOINTS.items() if shipped == path)
-
-
 def batched_policy(path: str, num_players: int, kingdom_size: int, sample: bool = False) -> BatchedPolicy:
     """The batched opponent of checkpoint ``path`` (``default``: the shipped one of that table) for that table."""
     spec = f"ppo:{path}"
@@ -132,7 +127,10 @@ class PPOPlayer(Player):
                     f"no shipped checkpoint for {num_players} players at kingdom size {rules.kingdom_size}; "
                     "train one with `kdenv train` and play it as ppo:PATH"
                 )
-            if (int(self.settings["num_players"]), int(self.settings["kingdom_size"])) != shipped_table(shipped):
+            if (int(self.settings["num_players"]), int(self.settings["kingdom_size"])) != (
+                num_players,
+                rules.kingdom_size,
+            ):
                 self._read(str(shipped))
         check_table(self.settings, num_players, rules.kingdom_size, self.where)
 

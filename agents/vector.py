@@ -204,9 +204,9 @@ class LearnerVectorEnv(gymnasium.vector.VectorEnv):
                     env._ended, self._plans, self._waiting, self._work)  # fmt: skip
             waiting = self._waiting[rows]
             rows = rows[waiting > FG]
+            players(env.games, env._movers)
             for code in np.unique(waiting[waiting > FG]).tolist():
                 batch = rows[self._waiting[rows] == code]
-                players(env.games, env._movers)
                 observe_all(env.seen, env.games, t, batch, env._movers, env._board_cells, env._features, env._mask,
                             env._work)  # fmt: skip
                 obs = {"board": env._board[batch], "features": env._features[batch]}

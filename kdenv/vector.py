@@ -79,7 +79,7 @@ class VectorEnv(gymnasium.vector.VectorEnv):
             rules, mighty_duel, kingdom_size=kingdom_size, middle_kingdom=middle_kingdom, harmony=harmony,
             voluntary_discard=voluntary_discard,
         )  # fmt: skip
-        self.rules.setup(num_players)  # a clear error for an impossible table
+        kings_each = self.rules.setup(num_players)[0]  # a clear error for an impossible table
         self.num_envs, self.num_players, self.reward = num_envs, num_players, reward
         self.tables: Tables = tables(num_players, self.rules)
         t = self.tables
@@ -100,7 +100,6 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         self._ended = np.zeros(num_envs, np.bool_)
         self._paid = np.zeros((num_envs, num_players), np.int64)  # scores already paid by the "score" reward
         self._final = np.zeros((num_envs, num_players, 3), np.int64)
-        kings_each = self.rules.setup(num_players)[0]
         self._king_order = np.repeat(np.arange(num_players, dtype=np.int64), kings_each)  # shuffled at each deal
         self.agent_names: list[list[str] | None] = [None] * num_envs  # who plays each seat, for records
         self._finished: deque = deque(maxlen=max_records)

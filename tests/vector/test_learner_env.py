@@ -18,8 +18,9 @@ TABLES = [
 ]
 
 
-def learner_view_in_aec(record: dict, seat: int, reward: str) -> tuple[list, float]:
-    """The learner's observations at its decisions and its total reward, re-played in the AEC env."""
+def learner_view_in_aec(record: dict, seat: int, reward: str) -> tuple[list, float, dict]:
+    """The learner's observations at its decisions, its total reward and its observation of the finished
+    game, re-played in the AEC env."""
     env = raw_env(record["num_players"], reward=reward, rules=Rules.from_dict(record["rules"]))
     env.reset(options={"deck": record["deck"], "king_order": record["king_order"]})
     game = replay_record(record)  # the moves as actions, checked by the engine
@@ -29,7 +30,7 @@ def learner_view_in_aec(record: dict, seat: int, reward: str) -> tuple[list, flo
             seen.append(env.observe(env.agent_selection))
         env.step(action)
         total += env.rewards[env.possible_agents[seat]]
-    return seen, total
+    return seen, total, env.observe(env.possible_agents[seat])["observation"]
 
 
 @pytest.mark.parametrize("players, rules, opponents, reward", TABLES)
@@ -53,14 +54,15 @@ def test_learner_observations_and_rewards_are_the_aec_envs_and_opponents_play_le
             for i, record in zip(np.flatnonzero(terminated), records, strict=True):
                 seat = info["final_info"]["seat"][i]
                 assert record["agents"][seat] == "learner"
-                seen, total = learner_view_in_aec(record, seat, reward)
+                seen, total, final = learner_view_in_aec(record, seat, reward)
                 assert len(seen) == len(history[i])
                 for expected, (board, features, mask, _) in zip(seen, history[i], strict=True):
                     assert np.array_equal(board, expected["observation"]["board"])
                     assert np.array_equal(features, expected["observation"]["features"])
                     assert np.array_equal(mask, expected["action_mask"].astype(bool))
                 assert sum(step[3] for step in history[i]) == pytest.approx(total)
-                assert np.array_equal(info["final_obs"]["features"][i].shape, obs["features"][i].shape)
+                assert np.array_equal(info["final_obs"]["board"][i], final["board"])
+                assert np.array_equal(info["final_obs"]["features"][i], final["features"])
                 history[i] = []
                 checked += 1
 
