@@ -24,6 +24,7 @@ from kdenv.core.grid import (
     EMPTY,
     cells_of,
     centred,
+    gain,
     harmony_bonus,
     label,
     middle_bonus,
@@ -125,45 +126,6 @@ def _keep(out, count, t, cells, inside):
             out[kept] = out[i]  # only ever moves entries already read
             kept += 1
     return kept if kept else count
-
-
-@jit(inline=True)
-def gain(terrain, labels, sizes, crs, t, number, action):
-    """(property-score change, squares of the largest property the domino ends up in) of laying domino
-    ``number`` by placement ``action``."""
-    a, b = cells_of(action, t)
-    ta, ca, tb, cb = t.halves[number, 0], t.halves[number, 1], t.halves[number, 2], t.halves[number, 3]
-    if ta == tb:
-        return _joined(terrain, labels, sizes, crs, t, ta, a, b, 2, ca + cb)
-    score_a, squares_a = _joined(terrain, labels, sizes, crs, t, ta, a, -1, 1, ca)
-    score_b, squares_b = _joined(terrain, labels, sizes, crs, t, tb, b, -1, 1, cb)
-    return score_a + score_b, max(squares_a, squares_b)
-
-
-@jit(inline=True)
-def _joined(terrain, labels, sizes, crs, t, kind, a, b, squares, crowns):
-    """(score change, squares) of the property that ``squares`` new squares of terrain ``kind`` (cell a, and
-    b if >= 0) with ``crowns`` form with the properties of that terrain next to them."""
-    neighbours = t.neighbours
-    total_squares = total_crowns = total_score = 0
-    n = 8 if b >= 0 else 4
-    for k in range(n):
-        x = neighbours[a, k] if k < 4 else neighbours[b, k - 4]
-        if x < 0 or terrain[x] != kind:
-            continue
-        index = labels[x]
-        seen = False
-        for j in range(k):
-            y = neighbours[a, j] if j < 4 else neighbours[b, j - 4]
-            if y >= 0 and terrain[y] == kind and labels[y] == index:
-                seen = True
-                break
-        if not seen:
-            total_squares += sizes[index]
-            total_crowns += crs[index]
-            total_score += sizes[index] * crs[index]
-    joined = total_squares + squares
-    return joined * (total_crowns + crowns) - total_score, joined
 
 
 @jit

@@ -4,7 +4,8 @@ MLP over the line features, one shared trunk.
 Placement logits come straight from the convolution map (one output channel per direction), so the
 network scores ``place(r, c, d)`` at the frame cell it concerns; pick logits score each next-line
 domino by how well it fits the observer's kingdom (the domino's embedding meets every cell of the map,
-max-pooled); discard and the value read the shared trunk. Sized for fast CPU inference at batch one.
+max-pooled; with gains, a slot is described by its domino, its claim and its gain in every kingdom);
+discard and the value read the shared trunk. Sized for fast CPU inference at batch one.
 """
 
 from __future__ import annotations
@@ -16,13 +17,19 @@ from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
 from kdenv.actions import MAX_LINE
-from kdenv.encoding import DOMINO_WIDTH, PLACEMENT_PLANES, PLANES_PER_KINGDOM, feature_layout
+from kdenv.encoding import DOMINO_WIDTH, feature_layout, table_of
 
 
-def _table(observation_space: spaces.Dict) -> tuple[int, int, int]:
-    """(planes C, frame width F, players P) of an encoder's observation space."""
-    planes, width, _ = observation_space["board"].shape
-    return planes, width, (planes - PLACEMENT_PLANES) // PLANES_PER_KINGDOM
+def slot_indices(planes: int) -> torch.Tensor:
+    """(L, W) indices into the features of what describes each next-line slot: its domino and claim, and with
+    gains its gain in each kingdom."""
+    players, gains = table_of(planes)
+    layout = feature_layout(players, gains)
+    width = DOMINO_WIDTH + players
+    slots = torch.arange(layout["next_line"].start, layout["next_line"].stop).reshape(MAX_LINE, width)
+    if gains:
+        slots = torch.cat([slots, torch.arange(layout["gains"].start, layout["gains"].stop).reshape(MAX_LINE, -1)], 1)
+    return slots
 
 
 class ResidualBlock(nn.Module):
@@ -41,13 +48,12 @@ class KingdomExtractor(BaseFeaturesExtractor):
     """Shared trunk: returns [conv map (channels*F*F) | trunk vector (hidden) | slot fits (L*channels)] flat."""
 
     def __init__(self, observation_space: spaces.Dict, channels: int = 32, blocks: int = 2, hidden: int = 128):
-        planes, width, players = _table(observation_space)
+        planes, width, _ = observation_space["board"].shape
         num_features = observation_space["features"].shape[0]
         super().__init__(observation_space, channels * width * width + hidden + MAX_LINE * channels)
         self.channels, self.width, self.hidden = channels, width, hidden
-        next_line = feature_layout(players)["next_line"]
-        self.slot_width = DOMINO_WIDTH + players
-        self.next_line = slice(next_line.start, next_line.start + MAX_LINE * self.slot_width)
+        self.register_buffer("slots", slot_indices(planes), persistent=False)
+        self.slot_width = self.slots.shape[1]
         self.stem = nn.Conv2d(planes, channels, 3, padding=1)
         self.condition = nn.Linear(num_features, channels)  # the held domino, the line... as a bias per channel
         self.blocks = nn.Sequential(*[ResidualBlock(channels) for _ in range(blocks)])
@@ -57,12 +63,11 @@ class KingdomExtractor(BaseFeaturesExtractor):
 
     def forward(self, observations: dict[str, torch.Tensor]) -> torch.Tensor:
         board, features = observations["board"], observations["features"]
-        batch = board.shape[0]
         x = torch.relu(self.stem(board) + self.condition(features)[:, :, None, None])
         x = self.blocks(x)  # (B, channels, F, F)
         pooled = torch.cat([x.mean(dim=(2, 3)), x.amax(dim=(2, 3))], dim=1)
         trunk = self.trunk(torch.cat([self.vector(features), pooled], dim=1))
-        slots = self.slot(features[:, self.next_line].reshape(batch, MAX_LINE, self.slot_width))
+        slots = self.slot(features[:, self.slots])
         fits = torch.relu(x.flatten(2)[:, None, :, :] + slots[:, :, :, None]).amax(dim=3)  # (B, L, channels)
         return torch.cat([x.flatten(1), trunk, fits.flatten(1)], dim=1)
 

@@ -26,16 +26,27 @@ DEFAULT_CHECKPOINTS = {  # (players, kingdom size) -> the shipped checkpoint tha
 }
 
 
+def encoder_of(settings: dict[str, Any]):
+    """The ObservationEncoder of the observations a checkpoint was trained on (no ``gains`` key: without)."""
+    from kdenv.encoding import ObservationEncoder
+
+    return ObservationEncoder(int(settings["num_players"]), int(settings["kingdom_size"]), gains_of(settings))
+
+
+def gains_of(settings: dict[str, Any]) -> bool:
+    """Whether a checkpoint observes the gains (those written before the option do not)."""
+    return bool(settings.get("gains", False))
+
+
 def build_policy(settings: dict[str, Any], state: dict | None = None, where: str = "checkpoint"):
     """The KingdomPolicy network that ``settings`` describe, with ``state`` loaded (CheckpointError on mismatch)."""
     from gymnasium import spaces
 
     from agents.policy_network import KingdomPolicy, policy_kwargs
     from kdenv.actions import num_actions
-    from kdenv.encoding import ObservationEncoder
 
     try:
-        encoder = ObservationEncoder(int(settings["num_players"]), int(settings["kingdom_size"]))
+        encoder = encoder_of(settings)
         network = settings["network"]
         policy = KingdomPolicy(
             encoder.space,
@@ -90,13 +101,22 @@ class BatchedPolicy:
         return (logits + gumbel).argmax(axis=1)
 
 
-def batched_policy(path: str, num_players: int, kingdom_size: int, sample: bool = False) -> BatchedPolicy:
-    """The batched opponent of checkpoint ``path`` (``default``: the shipped one of that table) for that table."""
+def batched_policy(
+    path: str, num_players: int, kingdom_size: int, gains: bool = False, sample: bool = False
+) -> BatchedPolicy:
+    """The batched opponent of checkpoint ``path`` (``default``: the shipped one of that table) for that table,
+    in a vector env whose observations have ``gains`` or not."""
     spec = f"ppo:{path}"
     if path == "default":
         path = str(DEFAULT_CHECKPOINTS.get((num_players, kingdom_size), DEFAULT_CHECKPOINT))
     settings, state = read_checkpoint(path)
     check_table(settings, num_players, kingdom_size, f"checkpoint {path!r}")
+    if gains_of(settings) != gains:
+        with_gains = "with" if gains_of(settings) else "without"
+        raise CheckpointError(
+            f"checkpoint {path!r} was trained on observations {with_gains} gains and cannot read this env's; "
+            f"make the env with gains={gains_of(settings)}"
+        )
     return BatchedPolicy(build_policy(settings, state, f"checkpoint {path!r}"), spec, sample)
 
 
@@ -147,15 +167,13 @@ class PPOPlayer(Player):
     def _load(self, settings: dict[str, Any], policy) -> None:
         import torch
 
-        from kdenv.encoding import ObservationEncoder
-
         # Batch-one inference gains nothing from more threads, and on a busy machine they contend badly
         # (measured: 86 ms a decision with 2 threads against 5 ms with one, both cores loaded).
         torch.set_num_threads(1)
 
         self.settings = settings
         self.policy = policy
-        self.encoder = ObservationEncoder(int(settings["num_players"]), int(settings["kingdom_size"]))
+        self.encoder = encoder_of(settings)
 
     def logits(self, view: PublicView, player: int) -> np.ndarray:
         """The policy's masked logits (illegal actions at -inf) for ``player`` to move in ``view``."""

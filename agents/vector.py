@@ -36,6 +36,7 @@ from agents.compiled import FG, GPRD, LEARNER, RANDOM, advance, workspace
 from agents.compiled import seed as seed_policies
 from kdenv.core.batch import observe_all, play_rows
 from kdenv.core.machine import players
+from kdenv.encoding import observation_space
 from kdenv.errors import IllegalMoveError, KingdominoError
 from kdenv.vector import VectorEnv
 
@@ -82,13 +83,7 @@ class LearnerVectorEnv(gymnasium.vector.VectorEnv):
         self._work = workspace(t.cells)
         self._reward = np.zeros(num_envs, np.float64)
         self._rng = np.random.default_rng()
-        width = t.width
-        self.single_observation_space = spaces.Dict(
-            {
-                "board": spaces.Box(0.0, 1.0, (t.num_planes, width, width), np.float32),
-                "features": spaces.Box(0.0, np.inf, (t.num_features,), np.float32),
-            }
-        )
+        self.single_observation_space = observation_space(num_players, t.size, t.gains)
         self.observation_space = gymnasium.vector.utils.batch_space(self.single_observation_space, num_envs)
         self.single_action_space = spaces.Discrete(t.num_actions)
         self.action_space = spaces.MultiDiscrete(np.full(num_envs, t.num_actions))
@@ -117,7 +112,8 @@ class LearnerVectorEnv(gymnasium.vector.VectorEnv):
                 )
             from agents.ppo_player import batched_policy
 
-            opponent = batched_policy(opponent.partition(":")[2], self.num_players, self.rules.kingdom_size)
+            path = opponent.partition(":")[2]
+            opponent = batched_policy(path, self.num_players, self.rules.kingdom_size, self.tables.gains)
         if not callable(opponent):
             raise KingdominoError(f"opponent {opponent!r} is neither a player spec nor a batched callable")
         for k, known in enumerate(self._batched):

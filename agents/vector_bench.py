@@ -2,11 +2,12 @@
 
 Every figure is one process stepping :class:`kdenv.vector.VectorEnv` with uniformly random legal actions
 (drawn by the compiled ``agents.compiled.random_actions`` from the masks, batched, and counted in the
-time): with observations and masks, and with masks alone (``observations=False``), for 2, 3 and 4
-players and Mighty Duel at ``num_envs`` 1, 64 and 256. Then the learner's view
-(:class:`agents.vector.LearnerVectorEnv`, 256 games) against 3 ``random`` and 3 ``fg``, in learner steps/s.
-In the same run, the reference: the AEC env (``kdenv.env.raw_env``) stepped the same way, one decision at
-a time, and the ratio of the vector env's 4-player figure to it. Rates are per CPU second of this process
+time): with observations and masks, with the gains as well (``gains=True``), and with masks alone
+(``observations=False``), for 2, 3 and 4 players and Mighty Duel at ``num_envs`` 1, 64 and 256. Then the
+learner's view (:class:`agents.vector.LearnerVectorEnv`, 256 games) against 3 ``random`` and 3 ``fg``, in
+learner steps/s, with and without gains. In the same run, the reference: the AEC env
+(``kdenv.env.raw_env``) stepped the same way, one decision at a time, and the ratio of the vector env's
+4-player figure to it. Rates are per CPU second of this process
 (per wall second in brackets), which stays meaningful on a shared machine.
 """
 
@@ -23,6 +24,9 @@ from agents.vector import LearnerVectorEnv
 from kdenv.env import raw_env
 from kdenv.rules import Rules
 from kdenv.vector import VectorEnv
+
+KINDS = {"obs+masks ": {}, "obs+gains ": {"gains": True}, "masks only": {"observations": False}}
+"""What each figure observes: the VectorEnv keywords of each kind."""
 
 TABLES: dict[str, tuple[int, Rules]] = {
     "2 players": (2, Rules()),
@@ -41,9 +45,9 @@ def timed(step: Callable[[], int], seconds: float) -> tuple[float, float]:
     return count / max(time.process_time() - cpu, 1e-9), count / (time.perf_counter() - start)
 
 
-def vector_rate(num_players: int, rules: Rules, num_envs: int, observations: bool, seconds: float) -> tuple:
-    """Decisions/s of the vector env with random legal actions."""
-    venv = VectorEnv(num_envs, num_players, rules=rules, observations=observations, copy=False)
+def vector_rate(num_players: int, rules: Rules, num_envs: int, kind: dict, seconds: float) -> tuple:
+    """Decisions/s of the vector env observing ``kind`` (its keywords) with random legal actions."""
+    venv = VectorEnv(num_envs, num_players, rules=rules, copy=False, **kind)
     obs, _ = venv.reset(seed=0)
     actions = np.zeros(num_envs, np.int64)
 
@@ -55,9 +59,11 @@ def vector_rate(num_players: int, rules: Rules, num_envs: int, observations: boo
     return timed(step, seconds)
 
 
-def learner_rate(opponent: str, num_envs: int, seconds: float) -> tuple:
+def learner_rate(opponent: str, num_envs: int, gains: bool, seconds: float) -> tuple:
     """Learner steps/s of the learner's view against three ``opponent`` at the study's table."""
-    venv = LearnerVectorEnv(num_envs, 4, opponents=[opponent] * 3, middle_kingdom=True, harmony=True, copy=False)
+    venv = LearnerVectorEnv(
+        num_envs, 4, opponents=[opponent] * 3, middle_kingdom=True, harmony=True, gains=gains, copy=False
+    )
     venv.reset(seed=0)
     actions = np.zeros(num_envs, np.int64)
 
@@ -97,16 +103,17 @@ def main(argv: list[str] | None = None) -> int:
     tables = {"4 players": TABLES["4 players"]} if args.short else TABLES
     best = 0.0
     for name, (players, rules) in tables.items():
-        for observations in (True, False):
-            kind = "obs+masks " if observations else "masks only"
+        for kind, keywords in KINDS.items():
             for size in sizes:
-                cpu, wall = vector_rate(players, rules, size, observations, args.seconds)
+                cpu, wall = vector_rate(players, rules, size, keywords, args.seconds)
                 print(f"vector {name:11} {kind} num_envs={size:3}: {cpu:9,.0f} decisions/s ({wall:,.0f} wall)")
-                if name == "4 players" and observations:
+                if name == "4 players" and not keywords:
                     best = max(best, cpu)
     for opponent in ("random", "fg"):
-        cpu, wall = learner_rate(opponent, sizes[-1], args.seconds)
-        print(f"learner view vs 3 {opponent:6} num_envs={sizes[-1]}: {cpu:9,.0f} learner steps/s ({wall:,.0f} wall)")
+        for gains in (False, True):
+            cpu, wall = learner_rate(opponent, sizes[-1], gains, args.seconds)
+            label = f"vs 3 {opponent:6}{' +gains' if gains else ''}"
+            print(f"learner view {label:18} num_envs={sizes[-1]}: {cpu:9,.0f} learner steps/s ({wall:,.0f} wall)")
     players, rules = TABLES["4 players"]
     cpu, wall = aec_rate(players, rules, args.seconds)
     print(f"AEC env (raw_env) 4 players obs+masks: {cpu:9,.0f} decisions/s ({wall:,.0f} wall)")

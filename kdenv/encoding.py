@@ -20,6 +20,8 @@ Board planes (F = 2S - 1 = 9 at S = 5, 13 in Mighty Duel; C = 10 * num_players +
     10P + d (d<4)    the decision now: cells where half A of the domino being placed may go with
                      half B one step in direction d (0 east, 1 south, 2 west, 3 north), in the
                      acting player's kingdom; all zero when picking. Equals the place part of the mask.
+    10P + 4 + d      with ``gains=True`` only: the property score that placement would add / 10
+                     (``Kingdom.gain``); zero where it is illegal and when picking.
 
 A domino is described by 15 numbers (``DOMINO_WIDTH``): terrain one-hot of half A (6), crowns of A / 3,
 terrain one-hot of half B (6), crowns of B / 3, number / 48; all zero for "no domino".
@@ -37,7 +39,16 @@ the slices by name)::
     scores         P                 178:182     scores so far / 100, variant bonuses included (relative order)
     unseen         48                182:230     1 for each domino no player has seen yet, at number - 1
 
-V = 230 at 4 players, 221 at 3, 212 at 2.
+    gains          L * P             230:246     with ``gains=True`` only: per next-line slot, per kingdom
+                                                 (relative order), the most property score its domino could
+                                                 add there / 10 (``Kingdom.best_gain``; zero for no domino)
+
+V = 230 at 4 players, 221 at 3, 212 at 2 (246, 233 and 220 with gains).
+
+The gains are what a greedy player computes before it moves; observing them spares a network from learning
+to flood-fill properties, which a small convolution does poorly. They cost a placement search per next-line
+domino and kingdom, once per round and kingdom change, so they are an option (``gains``) of the encoder and
+of the envs; checkpoints record which observation they were trained on.
 
 ``action_mask(state)`` is the int8 mask over the action codec of :mod:`kdenv.actions`, equal to
 ``state.legal_actions()``.
@@ -69,6 +80,7 @@ CROWN_PLANE, CASTLE_PLANE, EMPTY_PLANE, WINDOW_PLANE = 6, 7, 8, 9
 PLACEMENT_PLANES = 4
 DOMINO_WIDTH = 2 * (NUM_TERRAINS + 1) + 1
 SCORE_SCALE = 100.0
+GAIN_SCALE = 10.0
 
 BITBOARD_PLANES: tuple[tuple[int, float, float], ...] = (
     *((t, 1.0, 0.0) for t in range(NUM_TERRAINS)),
@@ -87,12 +99,18 @@ def kingdom_bitboards(kingdom: Kingdom) -> tuple[int, ...]:
     return (*kingdom.terrain, crowns[1], crowns[2], crowns[3], kingdom.occupied, kingdom.window)
 
 
-def num_planes(num_players: int) -> int:
+def num_planes(num_players: int, gains: bool = False) -> int:
     """C, the number of board planes."""
-    return PLANES_PER_KINGDOM * num_players + PLACEMENT_PLANES
+    return PLANES_PER_KINGDOM * num_players + PLACEMENT_PLANES * (2 if gains else 1)
 
 
-def feature_layout(num_players: int) -> dict[str, slice]:
+def table_of(board_planes: int) -> tuple[int, bool]:
+    """(players, gains) of an observation with ``board_planes`` planes (the inverse of :func:`num_planes`)."""
+    players, extra = divmod(board_planes - PLACEMENT_PLANES, PLANES_PER_KINGDOM)
+    return players, extra == PLACEMENT_PLANES
+
+
+def feature_layout(num_players: int, gains: bool = False) -> dict[str, slice]:
     """The slices of the features vector by name (see the module docstring)."""
     widths = {
         "current_line": MAX_LINE * (DOMINO_WIDTH + num_players + 2),
@@ -102,12 +120,27 @@ def feature_layout(num_players: int) -> dict[str, slice]:
         "round": 1,
         "scores": num_players,
         "unseen": NUM_DOMINOES,
+        **({"gains": MAX_LINE * num_players} if gains else {}),
     }
     layout, start = {}, 0
     for name, width in widths.items():
         layout[name] = slice(start, start + width)
         start += width
     return layout
+
+
+def observation_space(num_players: int, kingdom_size: int = 5, gains: bool = False) -> spaces.Dict:
+    """The space of one observation: ``board`` (C, F, F) and ``features`` (V,), float32."""
+    width = frame(kingdom_size).width
+    high = np.ones((num_planes(num_players, gains), width, width), np.float32)
+    high[num_planes(num_players) :] = np.inf  # the gain planes
+    features = feature_layout(num_players, gains)
+    return spaces.Dict(
+        {
+            "board": spaces.Box(np.zeros_like(high), high, dtype=np.float32),
+            "features": spaces.Box(0.0, np.inf, (max(s.stop for s in features.values()),), np.float32),
+        }
+    )
 
 
 def _domino_entries() -> tuple[tuple[tuple[int, float], ...], ...]:
@@ -168,24 +201,20 @@ def action_mask(state) -> np.ndarray:
 class ObservationEncoder:
     """Encodes public game states for one table size, incrementally (see the module docstring)."""
 
-    def __init__(self, num_players: int, kingdom_size: int = 5) -> None:
+    def __init__(self, num_players: int, kingdom_size: int = 5, gains: bool = False) -> None:
         rules = Rules(kingdom_size=kingdom_size)
         kings_each, in_play = rules.setup(num_players)
         self.num_players = num_players
         self.kingdom_size = kingdom_size
+        self.gains = gains
         self.num_actions = num_actions(kingdom_size)
         self.rounds = in_play // (kings_each * num_players)
         f = frame(kingdom_size)
         self.width = f.width
-        self.num_planes = num_planes(num_players)
-        self.layout = feature_layout(num_players)
-        self.num_features = self.layout["unseen"].stop
-        self.space = spaces.Dict(
-            {
-                "board": spaces.Box(0.0, 1.0, (self.num_planes, f.width, f.width), np.float32),
-                "features": spaces.Box(0.0, np.inf, (self.num_features,), np.float32),
-            }
-        )
+        self.num_planes = num_planes(num_players, gains)
+        self.layout = feature_layout(num_players, gains)
+        self.space = observation_space(num_players, kingdom_size, gains)
+        self.num_features = self.space["features"].shape[0]
         self._board_shape = (self.num_planes, f.width, f.width)
         self._cells = f.cells
         # A kingdom's planes = weights @ (its bitboards as 0/1 rows) + blank (the planes of no bit set).
@@ -203,6 +232,9 @@ class ObservationEncoder:
         self._scores = array("f", bytes(4 * 2 * num_players))  # score / 100 by seat, twice over like the planes
         self._no_placement = array("f", bytes(4 * PLACEMENT_PLANES * f.cells))
         self._lines: tuple = (None, None, None)  # (held list, line list, features) of the last round seen
+        # Per seat: (kingdom, occupied, line list, best gain of each next-line domino there) as last computed.
+        self._slot_gains: list[tuple] = [(None, -1, None, ())] * num_players
+        self._gains_at = self.layout["gains"].start if gains else 0
         # Feature indices of each domino's non-zero numbers in each place it can appear.
         cur, nxt = self.layout["current_line"].start, self.layout["next_line"].start
         self._cur_at = [cur + i * (DOMINO_WIDTH + num_players + 2) for i in range(MAX_LINE)]
@@ -322,10 +354,33 @@ class ObservationEncoder:
         block = PLANES_PER_KINGDOM * self._cells
         board = self._planes[block * player : block * (player + n)]
         board += placement
+        if self.gains:
+            board += self._placement_gains(state) if phase == PLACE else self._no_placement
+            for j in range(n):
+                for slot, gain in enumerate(self._line_gains(state, (player + j) % n)):
+                    features[self._gains_at + slot * n + j] = gain
         return {
             "board": np.frombuffer(board, np.float32).reshape(self._board_shape),
             "features": np.frombuffer(features, np.float32),
         }
+
+    def _placement_gains(self, state) -> array:
+        """The gain planes of a placement decision: each legal placement's added property score / 10."""
+        cells = self._cells
+        kingdom, number = state.kingdoms[state.current_player], state.held_domino
+        planes = array("f", bytes(4 * PLACEMENT_PLANES * cells))
+        for action in kingdom.legal_placements(number):
+            planes[(action & 3) * cells + (action >> 2)] = kingdom.gain(number, action) / GAIN_SCALE
+        return planes
+
+    def _line_gains(self, state, seat: int) -> tuple[float, ...]:
+        """The best gain / 10 of each next-line domino in ``seat``'s kingdom (kept until either changes)."""
+        kingdom, line = state.kingdoms[seat], state.line
+        known = self._slot_gains[seat]
+        if known[0] is not kingdom or known[1] != kingdom.occupied or known[2] is not line:
+            gains = tuple(kingdom.best_gain(number) / GAIN_SCALE if number else 0.0 for number in line)
+            known = self._slot_gains[seat] = (kingdom, kingdom.occupied, line, gains)
+        return known[3]
 
 
 def _indices(at: int) -> list[tuple[int, ...]]:

@@ -74,7 +74,9 @@ Option ``reward=``:
 
 Keyword arguments: ``kingdom_size`` (5 or 7), ``mighty_duel`` (7x7, 2 players, all 48 dominoes),
 ``middle_kingdom`` (+10 when the castle is centred), ``harmony`` (+5 for a complete 5x5 with no discard),
-``voluntary_discard`` (house rule), or ``rules=`` a :class:`kdenv.rules.Rules`.
+``voluntary_discard`` (house rule), or ``rules=`` a :class:`kdenv.rules.Rules`. ``gains=True`` adds to the
+observation the property score each legal placement and each next-line domino would add (see
+:mod:`kdenv.encoding`).
 
 ## Copies
 
@@ -209,10 +211,11 @@ class raw_env(AECEnv, EzPickle):
         harmony: bool = False,
         voluntary_discard: bool = False,
         illegal_reward: float | None = None,
+        gains: bool = False,
     ) -> None:
         EzPickle.__init__(
             self, num_players, reward, render_mode, rules, kingdom_size, mighty_duel, middle_kingdom, harmony,
-            voluntary_discard, illegal_reward,
+            voluntary_discard, illegal_reward, gains,
         )  # fmt: skip
         super().__init__()
         if reward not in REWARDS:
@@ -230,7 +233,7 @@ class raw_env(AECEnv, EzPickle):
         self.reward = reward
         self.illegal_reward = illegal_reward
         self.render_mode = render_mode
-        self.encoder = ObservationEncoder(num_players, self.rules.kingdom_size)
+        self.encoder = ObservationEncoder(num_players, self.rules.kingdom_size, gains)
         self.possible_agents = [f"player_{p}" for p in range(num_players)]
         self._seat = {agent: p for p, agent in enumerate(self.possible_agents)}
         self.agents = self.possible_agents[:]

@@ -177,6 +177,16 @@ class Kingdom:
                 total += comp.bit_count() * self.crowns_on(comp)
         return total
 
+    def gain(self, number: int, action: int) -> int:
+        """The property score that placing domino ``number`` by legal placement ``action`` would add."""
+        after = self.copy()
+        after.place(number, action)
+        return after.property_score() - self.property_score()
+
+    def best_gain(self, number: int) -> int:
+        """The most property score domino ``number`` could add here (0 if it cannot be placed)."""
+        return max((self.gain(number, action) for action in self.legal_placements(number)), default=0)
+
     def crowns_on(self, cells: int) -> int:
         """The crowns on the squares ``cells`` (a frame bitboard)."""
         c = self.crowns

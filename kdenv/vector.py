@@ -25,7 +25,8 @@ action mask is the engine's legal actions. Actions are the codec of :mod:`kdenv.
   same actions). :meth:`VectorEnv.game` gives game i as the engine's ``Game``, and a record carries its deck
   and king order.
 * ``observations=False`` gives the action masks alone (``obs["action_mask"]``), for scripted or search
-  players that read the state themselves; ``copy=False`` returns the env's own buffers, which the next
+  players that read the state themselves; ``gains=True`` adds the gain planes and features of
+  ``ObservationEncoder(gains=True)``; ``copy=False`` returns the env's own buffers, which the next
   step overwrites (faster: no copy of the boards).
 """
 
@@ -43,6 +44,7 @@ from kdenv.core.batch import observe_all, step_all
 from kdenv.core.machine import MADE, Games, games, placings, standings, start_all
 from kdenv.core.observe import Seen, redraw_rows, seen
 from kdenv.core.tables import Tables, tables
+from kdenv.encoding import observation_space
 from kdenv.env import REWARDS, make_rules
 from kdenv.errors import IllegalMoveError, KingdominoError
 from kdenv.game import Game
@@ -68,6 +70,7 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         harmony: bool = False,
         voluntary_discard: bool = False,
         observations: bool = True,
+        gains: bool = False,
         copy: bool = True,
         max_records: int = 10_000,
     ) -> None:
@@ -81,7 +84,7 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         )  # fmt: skip
         kings_each = self.rules.setup(num_players)[0]  # a clear error for an impossible table
         self.num_envs, self.num_players, self.reward = num_envs, num_players, reward
-        self.tables: Tables = tables(num_players, self.rules)
+        self.tables: Tables = tables(num_players, self.rules, gains)
         t = self.tables
         self.games: Games = games(num_envs, t)
         self.seen: Seen = seen(num_envs, t, planes=observations)
@@ -108,11 +111,7 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         mask_space = spaces.Box(0, 1, (t.num_actions,), np.int8)
         single = {"action_mask": mask_space}
         if observations:
-            single = {
-                "board": spaces.Box(0.0, 1.0, (t.num_planes, width, width), np.float32),
-                "features": spaces.Box(0.0, np.inf, (t.num_features,), np.float32),
-                **single,
-            }
+            single = {**observation_space(num_players, self.rules.kingdom_size, gains), **single}
         self.single_observation_space = spaces.Dict(single)
         self.observation_space = gymnasium.vector.utils.batch_space(self.single_observation_space, num_envs)
         self.single_action_space = spaces.Discrete(t.num_actions)

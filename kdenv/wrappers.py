@@ -85,13 +85,19 @@ class KingdominoSingleAgentEnv(gymnasium.Env):
         reward: str = "rank",
         render_mode: str | None = None,
         illegal_reward: float | None = -1.0,
+        gains: bool = False,
     ) -> None:
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise KingdominoError(f"unknown render_mode {render_mode!r}; choose from ansi, rgb_array")
         if seat is not None and not 0 <= seat < num_players:
             raise KingdominoError(f"seat {seat} does not exist at a {num_players}-player table (0..{num_players - 1})")
         self.aec = raw_env(
-            num_players, reward=reward, render_mode=render_mode, rules=rules or Rules(), illegal_reward=illegal_reward
+            num_players,
+            reward=reward,
+            render_mode=render_mode,
+            rules=rules or Rules(),
+            illegal_reward=illegal_reward,
+            gains=gains,
         )
         self.num_players = num_players
         self.seat = seat

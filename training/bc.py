@@ -27,7 +27,7 @@ from agents.compiled import FG, GPRD, teacher_moves, workspace
 from agents.compiled import seed as seed_policies
 from agents.ppo_player import masked_logits
 from kdenv.actions import discard_action, pick_action
-from kdenv.encoding import SCORE_SCALE
+from kdenv.encoding import SCORE_SCALE, table_of
 from kdenv.game import PICK, Game
 from kdenv.rules import Rules
 from kdenv.vector import VectorEnv
@@ -63,13 +63,14 @@ def teacher_decisions(
     student=None,
     student_share: float = 0.0,
     records: list | None = None,
+    gains: bool = False,
 ) -> Iterator[dict]:
     """Chunks of about ``chunk_games`` teacher games played in the vector env, every decision labelled by the
     compiled teacher: the observation from the acting seat, the legal mask, the teacher's best-move set, and
     that seat's return under ``reward``. With a ``student`` policy, each seat of a game is played by its most
     probable move with probability ``student_share`` (DAgger: the states the student reaches, the teacher's
-    labels). The games' records are appended to ``records`` if given."""
-    venv = VectorEnv(num_envs, num_players, rules=rules, reward=reward, copy=False)
+    labels). The games' records are appended to ``records`` if given. ``gains``: observations with gains."""
+    venv = VectorEnv(num_envs, num_players, rules=rules, reward=reward, gains=gains, copy=False)
     t = venv.tables
     obs, info = venv.reset(seed=seed)
     rng = np.random.default_rng(seed)
@@ -194,6 +195,7 @@ def behaviour_clone(
     chunks = teacher_decisions(
         teacher, num_players, rules, reward, games, seed=10_000_000 + seed, chunk_games=min(chunk_games, games),
         student=policy if dagger > 0 else None, student_share=dagger,
+        gains=table_of(policy.observation_space["board"].shape[0])[1],
     )  # fmt: skip
     buffer: deque[dict] = deque(maxlen=buffer_chunks)
     decisions, summary, imitated = 0, {}, 0

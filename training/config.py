@@ -30,6 +30,7 @@ class EnvConfig:
     num_players: int = 4  # seats at the table, the learner's included
     rules: str = "middle_kingdom,harmony"  # rule names as in Rules.from_names
     reward: str = "rank"  # the learner's reward: rank, margin or score (see kdenv.env)
+    gains: bool = False  # observe what each placement and next-line domino would score (see kdenv.encoding)
 
 
 @dataclass

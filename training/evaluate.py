@@ -140,7 +140,8 @@ def _play_batched(
 
     n = int(settings["num_players"])
     learner = BatchedPolicy(build_policy(settings, state), "learner", sample=not deterministic, seed=seed)
-    venv = LearnerVectorEnv(min(games, 64), n, opponents=[opponent] * (n - 1), rules=rules, copy=False)
+    gains = bool(settings.get("gains", False))
+    venv = LearnerVectorEnv(min(games, 64), n, opponents=[opponent] * (n - 1), rules=rules, gains=gains, copy=False)
     obs, _ = venv.reset(seed=seed)
     outcomes: list[tuple[float, float, int]] = []
     while len(outcomes) < games:

@@ -33,6 +33,7 @@ def checkpoint_settings(config: TrainConfig) -> dict[str, Any]:
         "kingdom_size": rules.kingdom_size,
         "rules": rules.to_dict(),
         "reward": config.env.reward,
+        "gains": config.env.gains,
         "network": dataclasses.asdict(config.network),
     }
 

@@ -48,8 +48,8 @@ def train(config: TrainConfig, resume: str | Path | None = None) -> Path:
     if resume is not None:
         run = RunDirectory.open(resume)
         saved, weights = read_checkpoint(run.path / LAST)
-        if saved.get("network") != settings["network"] or saved.get("num_players") != settings["num_players"]:
-            raise ConfigError(f"cannot resume {str(run.path)!r} with a different network or table size")
+        if any(saved.get(key, False) != settings[key] for key in ("network", "num_players", "gains")):
+            raise ConfigError(f"cannot resume {str(run.path)!r} with a different network, table size or gains")
         saved_state = saved.get("training", {})
         run.forget_evaluations_after(saved_state.get("step", 0))
     else:
@@ -74,8 +74,11 @@ def train(config: TrainConfig, resume: str | Path | None = None) -> Path:
             model.num_timesteps = step
         elif config.init:
             init_settings, init_weights = read_checkpoint(config.init)
-            if init_settings.get("network") != settings["network"]:
-                raise ConfigError(f"config key 'init': {config.init!r} has network {init_settings.get('network')}")
+            if any(init_settings.get(key, False) != settings[key] for key in ("network", "gains")):
+                raise ConfigError(
+                    f"config key 'init': {config.init!r} has network {init_settings.get('network')} and gains "
+                    f"{init_settings.get('gains', False)}; give one of the same network and observation"
+                )
             model.policy.load_state_dict(init_weights)
         if weights is None and config.bc.games:
             try:
@@ -138,6 +141,7 @@ def make_env(config: TrainConfig, sampler: OpponentSampler, seed: int) -> Kingdo
         num_players=config.env.num_players,
         rules=config.rules(),
         reward=config.env.reward,
+        gains=config.env.gains,
         opponent_picker=sampler.pick,
     )
     env.seed(seed)

@@ -187,6 +187,55 @@ def label(terrain, crowns, labels, sizes, crs, stack, t):
     return n
 
 
+@jit(inline=True)
+def gain(terrain, labels, sizes, crs, t, number, action):
+    """(property-score change, squares of the largest property the domino ends up in) of laying domino
+    ``number`` by placement ``action``."""
+    a, b = cells_of(action, t)
+    ta, ca, tb, cb = t.halves[number, 0], t.halves[number, 1], t.halves[number, 2], t.halves[number, 3]
+    if ta == tb:
+        return _joined(terrain, labels, sizes, crs, t, ta, a, b, 2, ca + cb)
+    score_a, squares_a = _joined(terrain, labels, sizes, crs, t, ta, a, -1, 1, ca)
+    score_b, squares_b = _joined(terrain, labels, sizes, crs, t, tb, b, -1, 1, cb)
+    return score_a + score_b, max(squares_a, squares_b)
+
+
+@jit(inline=True)
+def _joined(terrain, labels, sizes, crs, t, kind, a, b, squares, crowns):
+    """(score change, squares) of the property that ``squares`` new squares of terrain ``kind`` (cell a, and
+    b if >= 0) with ``crowns`` form with the properties of that terrain next to them."""
+    neighbours = t.neighbours
+    total_squares = total_crowns = total_score = 0
+    n = 8 if b >= 0 else 4
+    for k in range(n):
+        x = neighbours[a, k] if k < 4 else neighbours[b, k - 4]
+        if x < 0 or terrain[x] != kind:
+            continue
+        index = labels[x]
+        seen = False
+        for j in range(k):
+            y = neighbours[a, j] if j < 4 else neighbours[b, j - 4]
+            if y >= 0 and terrain[y] == kind and labels[y] == index:
+                seen = True
+                break
+        if not seen:
+            total_squares += sizes[index]
+            total_crowns += crs[index]
+            total_score += sizes[index] * crs[index]
+    joined = total_squares + squares
+    return joined * (total_crowns + crowns) - total_score, joined
+
+
+@jit(inline=True)
+def best_gain(terrain, reach, box, labels, sizes, crs, t, number, out):
+    """The most property score domino ``number`` could add to the kingdom (0 if it cannot be placed), as
+    ``Kingdom.best_gain``; ``labels``: its properties, ``out``: room for the placements."""
+    best = 0
+    for k in range(placements(terrain, reach, box, t, number, out)):
+        best = max(best, gain(terrain, labels, sizes, crs, t, number, out[k])[0])
+    return best
+
+
 @jit
 def standing(terrain, crowns, discards, t, out):
     """The kingdom's (score with bonuses, largest property, total crowns) into ``out``."""

@@ -11,7 +11,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from kdenv.core.grid import CASTLE, EMPTY, standing, window
+from kdenv.core.grid import CASTLE, EMPTY, best_gain, gain, label, standing, window
 from kdenv.core.jit import jit
 from kdenv.core.machine import (
     CLAIMS,
@@ -30,7 +30,7 @@ from kdenv.core.machine import (
 from kdenv.core.machine import held as held_domino
 from kdenv.core.tables import Tables
 
-CURRENT_LINE, NEXT_LINE, HELD_DOMINO, DECISION, ROUND_FEATURE, SCORES, UNSEEN = range(7)  # Tables.starts
+CURRENT_LINE, NEXT_LINE, HELD_DOMINO, DECISION, ROUND_FEATURE, SCORES, UNSEEN, GAINS = range(8)  # Tables.starts
 
 
 class Seen(NamedTuple):
@@ -39,6 +39,8 @@ class Seen(NamedTuple):
     planes: np.ndarray  # (n, players, planes per kingdom, cells) float32
     scores: np.ndarray  # (n, players): score with bonuses
     standing: np.ndarray  # (3,) scratch for a standing
+    properties: np.ndarray  # (4, cells) scratch for the gains: labels, sizes, crowns, stack
+    spots: np.ndarray  # (4 * cells,) scratch for the gains: placements
 
 
 def seen(n: int, t: Tables, planes: bool = True) -> Seen:
@@ -48,6 +50,8 @@ def seen(n: int, t: Tables, planes: bool = True) -> Seen:
         np.zeros((n, t.num_players, int(t.planes[0]), t.cells) if planes else (n, t.num_players, 0, 0), np.float32),
         np.zeros((n, t.num_players), np.int64),
         np.zeros(3, np.int64),
+        np.zeros((4, t.cells), np.int64),
+        np.zeros(4 * t.cells, np.int64),
     )
 
 
@@ -146,3 +150,30 @@ def observe(s, g, i, t, observer, board, features, mask, work):
         features[at[SCORES] + k] = s.scores[i, (observer + k) % n] / t.score_scale
     for k in range(c[DRAWN], g.deck.shape[1]):
         features[at[UNSEEN] + g.deck[i, k] - 1] = 1.0
+    if t.gains:
+        observe_gains(s, g, i, t, observer, count, work, board, features)
+
+
+@jit
+def observe_gains(s, g, i, t, observer, count, work, board, features):
+    """Write the gain planes of the ``count`` placements in ``work`` and the next line's gains in every
+    kingdom, as ``ObservationEncoder(gains=True)`` does."""
+    n, draft, line = t.num_players, g.draft[i], g.counters[i, LINE]
+    labels, sizes, crs, stack = s.properties[0], s.properties[1], s.properties[2], s.properties[3]
+    first = n * t.planes[0] + 4
+    if count:
+        p = draft[QUEUE, g.counters[i, KING]]
+        label(g.terrain[i, p], g.crowns[i, p], labels, sizes, crs, stack, t)
+        number = held_domino(g, i)
+        for k in range(count):
+            score = gain(g.terrain[i, p], labels, sizes, crs, t, number, work[k])[0]
+            board[first + (work[k] & 3), work[k] >> 2] = score / t.gain_scale
+    for j in range(n):
+        p = (observer + j) % n
+        terrain = g.terrain[i, p]
+        label(terrain, g.crowns[i, p], labels, sizes, crs, stack, t)
+        for k in range(line):
+            number = draft[NEXT, k]
+            if number:
+                best = best_gain(terrain, g.reach[i, p], g.box[i, p], labels, sizes, crs, t, number, s.spots)
+                features[t.starts[GAINS] + k * n + j] = best / t.gain_scale

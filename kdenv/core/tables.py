@@ -18,6 +18,7 @@ from kdenv.encoding import (
     DOMINO_ENTRIES,
     DOMINO_WIDTH,
     EMPTY_PLANE,
+    GAIN_SCALE,
     PLANES_PER_KINGDOM,
     SCORE_SCALE,
     WINDOW_PLANE,
@@ -29,8 +30,8 @@ from kdenv.kingdom import HALVES
 from kdenv.rules import Rules
 from kdenv.tiles import MAX_CROWNS, NUM_DOMINOES
 
-FEATURES = ("current_line", "next_line", "held", "decision", "round", "scores", "unseen")
-"""The feature blocks whose start indices ``Tables.starts`` holds, in this order."""
+FEATURES = ("current_line", "next_line", "held", "decision", "round", "scores", "unseen", "gains")
+"""The feature blocks whose start indices ``Tables.starts`` holds, in this order (no gains: V)."""
 
 
 class Tables(NamedTuple):
@@ -53,6 +54,7 @@ class Tables(NamedTuple):
     rounds: int  # rounds after the set-up
     discard: int  # the discard action; picks follow it
     num_actions: int
+    gains: bool  # observations hold the gains (see kdenv.encoding)
     num_planes: int  # C of the board
     num_features: int  # V of the features
     starts: np.ndarray  # start of each FEATURES block in the features
@@ -60,11 +62,13 @@ class Tables(NamedTuple):
     domino_features: np.ndarray  # [number] = the DOMINO_WIDTH numbers describing domino n (float32)
     crown_scale: float  # the crown plane holds crowns / crown_scale
     score_scale: float  # the score features hold scores / score_scale
+    gain_scale: float  # the gain planes and features hold property-score gains / gain_scale
 
 
 @cache
-def tables(num_players: int, rules: Rules) -> Tables:
-    """The tables of a ``num_players`` game under ``rules`` (cached: they are never modified)."""
+def tables(num_players: int, rules: Rules, gains: bool = False) -> Tables:
+    """The tables of a ``num_players`` game under ``rules``, observations with ``gains`` or not (cached: they
+    are never modified)."""
     kings_each, in_play = rules.setup(num_players)
     f = frame(rules.kingdom_size)
     neighbours = np.full((f.cells, 4), -1, dtype=np.int64)
@@ -77,7 +81,8 @@ def tables(num_players: int, rules: Rules) -> Tables:
     for number, entries in enumerate(DOMINO_ENTRIES):
         for offset, value in entries:
             domino_features[number, offset] = value
-    layout = feature_layout(num_players)
+    layout = feature_layout(num_players, gains)
+    num_features = max(block.stop for block in layout.values())
     kings = kings_each * num_players
     assert kings <= MAX_LINE
     return Tables(
@@ -98,11 +103,13 @@ def tables(num_players: int, rules: Rules) -> Tables:
         rounds=in_play // kings,
         discard=discard_action(rules.kingdom_size),
         num_actions=num_actions(rules.kingdom_size),
-        num_planes=num_planes(num_players),
-        num_features=layout["unseen"].stop,
-        starts=np.array([layout[name].start for name in FEATURES], dtype=np.int64),
+        gains=gains,
+        num_planes=num_planes(num_players, gains),
+        num_features=num_features,
+        starts=np.array([layout[name].start if name in layout else num_features for name in FEATURES], np.int64),
         planes=np.array([PLANES_PER_KINGDOM, CROWN_PLANE, CASTLE_PLANE, EMPTY_PLANE, WINDOW_PLANE], dtype=np.int64),
         domino_features=domino_features,
         crown_scale=float(MAX_CROWNS),
         score_scale=SCORE_SCALE,
+        gain_scale=GAIN_SCALE,
     )

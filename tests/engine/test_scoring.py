@@ -1,5 +1,6 @@
 """Scoring, bonuses and tie-breaks, with the kingdoms drawn as ASCII."""
 
+from kdenv.actions import place_action
 from kdenv.game import Game
 from kdenv.kingdom import Kingdom
 from kdenv.rules import Rules
@@ -100,3 +101,21 @@ def test_tie_breaks_step_by_step():
     game = game_with("C  W1 W  W  W\nF", "C  W1 W  W  W\nL", "C  G2 G")
     assert game.winners() == [0, 1]
     assert game.placings() == [0.5, 0.5, 2.0]
+
+
+GAIN_EXAMPLE = """
+W1 W  C
+.  .  .
+"""
+
+
+def test_a_placement_gains_the_property_score_it_adds():
+    kingdom = Kingdom.from_ascii(GAIN_EXAMPLE)  # wheat: 2 squares, 1 crown = 2 points
+    below_crown, below_wheat = (1, -2), (1, -1)
+    plain_wheat, crowned_wheat, swamps = 13, 19, 12  # W|F, W1|F, S|S
+    assert kingdom.gain(plain_wheat, place_action(below_crown, (2, -2))) == 3 * 1 - 2
+    assert kingdom.gain(crowned_wheat, place_action(below_wheat, (1, 0))) == 3 * 2 - 2
+    assert kingdom.gain(crowned_wheat, place_action((1, 0), below_wheat)) == 1  # a wheat of its own: 1 x 1
+    assert kingdom.best_gain(crowned_wheat) == 4
+    assert kingdom.best_gain(swamps) == 0
+    assert kingdom.property_score() == 2  # asking changes nothing

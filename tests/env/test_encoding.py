@@ -169,11 +169,14 @@ def test_observation_is_the_same_on_a_determinized_copy() -> None:
         game.step(rng.choice(game.legal_actions()))
 
 
+@pytest.mark.parametrize("gains", [False, True])
 @pytest.mark.parametrize(("num_players", "rules"), TABLES)
-def test_incremental_observations_equal_fresh_ones_whatever_is_observed_when(num_players: int, rules: Rules) -> None:
+def test_incremental_observations_equal_fresh_ones_whatever_is_observed_when(
+    num_players: int, rules: Rules, gains: bool
+) -> None:
     """One encoder observing two games played side by side, their views and copies, at random moments (often
     several placements apart), sees exactly what a new encoder sees: no cache goes stale."""
-    encoder = ObservationEncoder(num_players, rules.kingdom_size)
+    encoder = ObservationEncoder(num_players, rules.kingdom_size, gains)
     rng = random.Random(7 * num_players + rules.kingdom_size)
     games = [Game(num_players, rules, seed) for seed in (1, 2)]
     observed = 0
@@ -186,7 +189,7 @@ def test_incremental_observations_equal_fresh_ones_whatever_is_observed_when(num
             state = rng.choice([game, PublicView(game), game.clone(), PublicView(game).determinize(rng)])
             player = rng.randrange(num_players)
             got = encoder.encode(state, player)
-            want = ObservationEncoder(num_players, rules.kingdom_size).encode(state, player)
+            want = ObservationEncoder(num_players, rules.kingdom_size, gains).encode(state, player)
             np.testing.assert_array_equal(got["board"], want["board"])
             np.testing.assert_array_equal(got["features"], want["features"])
             assert [encoder.score(state, p) for p in range(num_players)] == game.scores()
@@ -209,3 +212,33 @@ def test_observations_are_independent_copies() -> None:
     np.testing.assert_array_equal(again["board"], want["board"])
     np.testing.assert_array_equal(again["features"], want["features"])
     assert sorted(np.flatnonzero(action_mask(game)).tolist()) == sorted(game.legal_actions())
+
+
+@pytest.mark.parametrize(("num_players", "rules"), TABLES)
+def test_gains_are_each_placements_and_each_next_line_dominos_added_score(num_players: int, rules: Rules) -> None:
+    """With gains, the observation is the plain one plus, at each legal placement, ``Kingdom.gain`` / 10, and
+    per next-line slot and kingdom (observer first), ``Kingdom.best_gain`` / 10."""
+    plain, encoder = (
+        ObservationEncoder(num_players, rules.kingdom_size),
+        ObservationEncoder(num_players, rules.kingdom_size, True),
+    )
+    game, rng = Game(num_players, rules, seed=5), random.Random(5)
+    cells, first = encoder.width**2, plain.num_planes
+    while not game.is_over:
+        player = rng.randrange(num_players)
+        got, base = encoder.encode(game, player), plain.encode(game, player)
+        np.testing.assert_array_equal(got["board"][:first], base["board"])
+        np.testing.assert_array_equal(got["features"][: plain.num_features], base["features"])
+        planes = np.zeros((4, cells), np.float32)
+        if game.phase == "place":
+            kingdom, number = game.kingdoms[game.current_player], game.held_domino
+            for action in kingdom.legal_placements(number):
+                planes[action % 4, action // 4] = np.float32(kingdom.gain(number, action) / 10)
+        np.testing.assert_array_equal(got["board"][first:].reshape(4, cells), planes)
+        line_gains = np.zeros((4, num_players), np.float32)
+        for slot, number in enumerate(game.line):
+            for k in range(num_players):
+                line_gains[slot, k] = game.kingdoms[(player + k) % num_players].best_gain(number) / 10
+        np.testing.assert_array_equal(got["features"][encoder.layout["gains"]].reshape(4, num_players), line_gains)
+        assert encoder.space.contains(got)
+        game.step(rng.choice(game.legal_actions()))

@@ -136,3 +136,26 @@ def test_the_gymnasium_view_refuses_a_wrong_table_checkpoint_when_made(tiny_chec
 
     with pytest.raises(CheckpointError, match="cannot play 3 players"):
         KingdominoSingleAgentEnv(3, Rules(), [f"ppo:{tiny_checkpoint}", "random"])
+
+
+def test_a_checkpoint_reads_the_observations_it_was_trained_on(tmp_path, tiny_checkpoint):
+    """A gains checkpoint plays legal games in the engine and batched in a gains vector env; a vector env of the
+    other observation refuses either kind in one line."""
+    import numpy as np
+
+    from agents.vector import LearnerVectorEnv
+
+    gains = tmp_path / "gains.zip"
+    write_checkpoint(gains, {**SETTINGS, "gains": True})
+    player = make_player(f"ppo:{gains}")
+    assert player.encoder.gains
+    game = play_game([player] + [make_player("fg") for _ in range(3)], Game(4, STUDY_RULES, 3))
+    assert game.is_over
+    venv = LearnerVectorEnv(2, 4, opponents=[f"ppo:{gains}"] * 3, rules=STUDY_RULES, gains=True)
+    obs, _ = venv.reset(seed=0)
+    for _ in range(60):
+        obs, *_ = venv.step(np.array([np.flatnonzero(row)[0] for row in venv.action_masks()]))
+    with pytest.raises(CheckpointError, match="trained on observations with gains .* gains=True"):
+        LearnerVectorEnv(2, 4, opponents=[f"ppo:{gains}"] * 3, rules=STUDY_RULES)
+    with pytest.raises(CheckpointError, match="without gains .* gains=False"):
+        LearnerVectorEnv(2, 4, opponents=[f"ppo:{tiny_checkpoint}"] * 3, rules=STUDY_RULES, gains=True)

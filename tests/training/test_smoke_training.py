@@ -27,6 +27,7 @@ def test_train_resume_and_play(tmp_path):
         "checkpoint_every=256",
         "eval={every: 512, games: 4, opponents: [fg, random], workers: 2}",
         "bc={games: 8, epochs: 1, batch_size: 128}",
+        "env.gains=true",  # the observation of the shipped configs
     ]
     run = train(load_config("configs/smoke.yaml", overrides))
     for name in ("config.yaml", "last.zip", "best.zip", "bc.zip", "eval.jsonl"):

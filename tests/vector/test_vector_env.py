@@ -21,17 +21,17 @@ def random_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 def aec_twin(venv: VectorEnv, i: int, reward: str) -> raw_env:
     """An AEC env dealt the game that row ``i`` of ``venv`` is playing."""
-    env = raw_env(venv.num_players, reward=reward, rules=venv.rules)
+    env = raw_env(venv.num_players, reward=reward, rules=venv.rules, gains=venv.tables.gains)
     game = venv.game(i)
     env.reset(options={"deck": game.drawn + game.deck, "king_order": game.king_order})
     return env
 
 
 @settings(max_examples=12, deadline=None)
-@given(set_ups, st.integers(0, 2**32 - 1), st.sampled_from(REWARDS))
-def test_every_observation_mask_and_reward_equals_the_aec_envs(set_up, seed, reward):
+@given(set_ups, st.integers(0, 2**32 - 1), st.sampled_from(REWARDS), st.booleans())
+def test_every_observation_mask_and_reward_equals_the_aec_envs(set_up, seed, reward, gains):
     players, rules = set_up
-    venv = VectorEnv(NUM_ENVS, players, rules=rules, reward=reward)
+    venv = VectorEnv(NUM_ENVS, players, rules=rules, reward=reward, gains=gains)
     obs, info = venv.reset(seed=seed)
     twins = [aec_twin(venv, i, reward) for i in range(NUM_ENVS)]
     rng = np.random.default_rng(seed)
