@@ -17,13 +17,23 @@ from kdenv.errors import KingdominoError
 from kdenv.rules import Rules
 from kdenv.view import PublicView
 
-DEFAULT_CHECKPOINT = Path(__file__).parent / "checkpoints" / "default.zip"
+CHECKPOINTS = Path(__file__).parent / "checkpoints"
+DEFAULT_CHECKPOINT = CHECKPOINTS / "default.zip"
 DEFAULT_CHECKPOINTS = {  # (players, kingdom size) -> the shipped checkpoint that ``ppo:default`` plays there
     (4, 5): DEFAULT_CHECKPOINT,
     (3, 5): DEFAULT_CHECKPOINT.with_name("default-3p.zip"),
     (2, 5): DEFAULT_CHECKPOINT.with_name("default-2p.zip"),
     (2, 7): DEFAULT_CHECKPOINT.with_name("default-mighty-duel.zip"),
 }
+
+
+def checkpoint_path(path: str, num_players: int = 4, kingdom_size: int = 5) -> str:
+    """The file ``ppo:PATH`` reads: ``default``, the table's shipped checkpoint; a shipped checkpoint's name
+    (``ppo:v1``, the first 4-player default); else PATH itself."""
+    if path == "default":
+        return str(DEFAULT_CHECKPOINTS.get((num_players, kingdom_size), DEFAULT_CHECKPOINT))
+    shipped = CHECKPOINTS / f"{path}.zip"
+    return str(shipped) if path.isidentifier() and shipped.is_file() else path
 
 
 def encoder_of(settings: dict[str, Any]):
@@ -107,8 +117,7 @@ def batched_policy(
     """The batched opponent of checkpoint ``path`` (``default``: the shipped one of that table) for that table,
     in a vector env whose observations have ``gains`` or not."""
     spec = f"ppo:{path}"
-    if path == "default":
-        path = str(DEFAULT_CHECKPOINTS.get((num_players, kingdom_size), DEFAULT_CHECKPOINT))
+    path = checkpoint_path(path, num_players, kingdom_size)
     settings, state = read_checkpoint(path)
     check_table(settings, num_players, kingdom_size, f"checkpoint {path!r}")
     if gains_of(settings) != gains:
@@ -131,7 +140,7 @@ class PPOPlayer(Player):
             sample = sample.lower() in ("true", "1", "yes")
         self.sample = sample
         self.path = path
-        self._read(str(DEFAULT_CHECKPOINT) if path == "default" else path)
+        self._read(checkpoint_path(path))
 
     def _read(self, path: str) -> None:
         settings, state = read_checkpoint(path)

@@ -57,11 +57,11 @@ class _Deadline(BaseCallback):
 
 def measure(
     opponents: str, seconds: float, channels: int, blocks: int, hidden: int, n_envs: int, n_steps: int,
-    batch_size: int, epochs: int, threads: int,
+    batch_size: int, epochs: int, threads: int, gains: bool = False,
 ) -> dict[str, float]:  # fmt: skip
     """Learner steps/s and the seconds spent in each part of one timed run."""
     torch.set_num_threads(threads)
-    env = KingdominoVecEnv(n_envs, num_players=4, opponents=[opponents] * 3, rules=STUDY_RULES)
+    env = KingdominoVecEnv(n_envs, num_players=4, opponents=[opponents] * 3, rules=STUDY_RULES, gains=gains)
     env.seed(0)
     model = MaskablePPO(
         KingdomPolicy, env, n_steps=n_steps, batch_size=batch_size, n_epochs=epochs, seed=0, verbose=0,
@@ -95,10 +95,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--batch-size", type=int, default=1024, help="PPO minibatch (default 1024)")
     parser.add_argument("--epochs", type=int, default=2, help="PPO epochs per rollout (default 2)")
     parser.add_argument("--threads", type=int, default=2, help="torch threads (default 2)")
+    parser.add_argument("--gains", action="store_true", help="observations with gains (as configs/selfplay.yaml)")
     args = parser.parse_args(argv)
     result = measure(
         args.opponents, args.seconds, args.channels, args.blocks, args.hidden, args.n_envs, args.n_steps,
-        args.batch_size, args.epochs, args.threads,
+        args.batch_size, args.epochs, args.threads, args.gains,
     )  # fmt: skip
     wall = result["wall"]
     shares = ", ".join(
@@ -108,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"network {args.channels} channels x {args.blocks} blocks, hidden {args.hidden} ({result['parameters']:,} "
         f"parameters); {args.n_envs} games x {args.n_steps} steps, batch {args.batch_size}, {args.epochs} epochs, "
-        f"{args.threads} threads"
+        f"{args.threads} threads{', gains' if args.gains else ''}"
     )
     print(f"learner steps/s vs 3 {args.opponents}: {result['steps/s']:,.0f} ({shares}, other {other:.0%})")
     return 0
