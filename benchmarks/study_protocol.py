@@ -28,7 +28,7 @@ from agents.arena import play_game
 from kdenv.errors import KingdominoError
 from kdenv.game import Game
 from kdenv.rules import STUDY_RULES
-from training.stats import clustered_mean, seat_outcome, t95, wilson
+from training.arena.stats import clustered_mean, seat_outcome, t95, wilson
 
 SEATS = 4
 _players: dict[tuple[str, str], list] = {}  # per process: the players of each (agent, opponent) pair

@@ -54,8 +54,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from training.report import print_results
-    from training.tournament import Tournament
+    from training.arena.report import print_results
+    from training.arena.tournament import Tournament
 
     agents, players, games, rules, out = _settings(args)
     if args.workers is not None and args.workers < 1:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from training.config import ConfigError
+from training.ppo.config import ConfigError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -22,8 +22,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from training.config import load_config
-    from training.train import Interrupted, load_run_config, train
+    from training.ppo.config import load_config
+    from training.ppo.train import Interrupted, load_run_config, train
 
     if args.config:
         config = load_config(args.config, args.overrides)

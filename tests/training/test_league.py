@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from training.league import League, OpponentSampler
+from training.ppo.league import League, OpponentSampler
 
 
 def test_pool_keeps_the_newest_snapshots():

@@ -106,7 +106,7 @@ def test_default_checkpoint_plays_legal_games():
 
 def test_a_checkpoint_at_another_table_is_refused_before_any_game(tiny_checkpoint):
     from kdenv.rules import Rules
-    from training.tournament import Tournament
+    from training.arena.tournament import Tournament
 
     with pytest.raises(CheckpointError, match="trained for 4 players at kingdom size 5 and cannot play 2 players"):
         make_player(f"ppo:{tiny_checkpoint}", 2, Rules())

@@ -8,7 +8,7 @@ pytest.importorskip("sb3_contrib")
 from sb3_contrib import MaskablePPO  # noqa: E402
 from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported  # noqa: E402
 
-from training.vec_env import KingdominoVecEnv  # noqa: E402
+from training.ppo.vec_env import KingdominoVecEnv  # noqa: E402
 
 
 def test_maskable_ppo_learns_a_few_updates_and_every_action_it_plays_is_legal():

@@ -1,9 +1,9 @@
 """MaskablePPO on the vector env, top to bottom: the config, the envs, the network, the warm start, the loop.
 
-``train(config)`` makes (or reopens, to resume) a run directory (:mod:`training.run`), seats the learner
+``train(config)`` makes (or reopens, to resume) a run directory (:mod:`training.ppo.run`), seats the learner
 in ``ppo.n_envs`` games of one vector env against opponents drawn by the league's sampler, builds the
 network, warms it up by imitating Full Greedy, and runs ``model.learn`` with the run's duties as
-callbacks (:mod:`training.callbacks`): league, evaluation, checkpoints, progress.
+callbacks (:mod:`training.ppo.callbacks`): league, evaluation, checkpoints, progress.
 """
 
 from __future__ import annotations
@@ -21,20 +21,20 @@ from stable_baselines3.common.logger import configure as configure_logger
 from agents.checkpoint import load_optimizer, read_checkpoint, save_model
 from agents.policy_network import KingdomPolicy, policy_kwargs
 from kdenv.errors import KingdominoError
-from training.bc import behaviour_clone
-from training.callbacks import (
+from training.arena.evaluate import evaluation_pool
+from training.ppo.bc import behaviour_clone
+from training.ppo.callbacks import (
     CheckpointCallback,
     EvaluationCallback,
     LeagueCallback,
     ProgressCallback,
     RunState,
 )
-from training.config import ConfigError, TrainConfig
-from training.evaluate import evaluation_pool
-from training.league import League, OpponentSampler
+from training.ppo.config import ConfigError, TrainConfig
+from training.ppo.league import League, OpponentSampler
+from training.ppo.run import BC, LAST, RunDirectory, checkpoint_settings, load_run_config
+from training.ppo.vec_env import KingdominoVecEnv
 from training.progress import ProgressBar
-from training.run import BC, LAST, RunDirectory, checkpoint_settings, load_run_config
-from training.vec_env import KingdominoVecEnv
 
 __all__ = ["LAST", "load_run_config", "train"]
 

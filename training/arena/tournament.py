@@ -2,15 +2,15 @@
 
 Example::
 
-    from training.tournament import Tournament, run_tournament
+    from training.arena.tournament import Tournament, run_tournament
 
     t = Tournament(["random", "gprd", "fg"], players=3, games=120, out="runs/demo")
     results = t.run(workers=2)       # plays what is not in runs/demo/games.jsonl yet
     t.write_reports(results)         # results.json, results.md, ratings.png
     results.agent("fg").win_rate     # or all at once: run_tournament([...], players=3, games=120, out=...)
 
-Who sits where and on which deal is :mod:`training.schedule`; the statistics are
-:mod:`training.stats` and :mod:`training.ratings`; the output is :mod:`training.report`.
+Who sits where and on which deal is :mod:`training.arena.schedule`; the statistics are
+:mod:`training.arena.stats` and :mod:`training.arena.ratings`; the output is :mod:`training.arena.report`.
 
 With an output directory ``DIR`` a tournament keeps ``DIR/tournament.json`` (its settings),
 ``DIR/games.jsonl`` (one ``kingdomino-replay/1`` record per finished game, written by the parent
@@ -39,9 +39,9 @@ from kdenv.errors import KingdominoError
 from kdenv.game import Game
 from kdenv.replay import append_record, to_record
 from kdenv.rules import Rules
-from training.pool import worker_pool
-from training.schedule import Schedule, ScheduledGame
-from training.stats import Results, summarize
+from training.arena.pool import worker_pool
+from training.arena.schedule import Schedule, ScheduledGame
+from training.arena.stats import Results, summarize
 
 FORMAT = "kdenv-tournament/1"
 
@@ -302,7 +302,7 @@ class Tournament:
 
     def write_reports(self, results: Results) -> list[Path]:
         """Write results.json, results.md and ratings.png to the output directory; returns their paths."""
-        from training.report import write_reports
+        from training.arena.report import write_reports
 
         if self.out is None:
             raise TournamentError("this tournament has no output directory to write reports to")

@@ -13,7 +13,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 
-from training.ratings import rate_games
+from training.arena.ratings import rate_games
 
 Z95 = 1.959963984540054  # two-sided 95% normal quantile
 # two-sided 95% quantiles of Student's t, 1 to 30 degrees of freedom

@@ -18,7 +18,7 @@ from typing import Any
 import yaml
 
 from agents.checkpoint import CHECKPOINT_FORMAT, write_atomically
-from training.config import ConfigError, TrainConfig, config_from_dict
+from training.ppo.config import ConfigError, TrainConfig, config_from_dict
 
 CONFIG_FILE = "config.yaml"
 LAST, BEST, BC = "last.zip", "best.zip", "bc.zip"

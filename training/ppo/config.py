@@ -237,7 +237,7 @@ def _check(config: TrainConfig) -> None:
     for key, minutes in (("max_minutes", config.max_minutes), ("bc.max_minutes", config.bc.max_minutes)):
         if minutes is not None and not minutes > 0:
             raise ConfigError(f"config key {key!r} must be positive (or null for no limit), got {minutes!r}")
-    from training.bc import TEACHERS
+    from training.ppo.bc import TEACHERS
 
     if config.bc.teacher not in TEACHERS:
         raise ConfigError(f"config key 'bc.teacher': {config.bc.teacher!r} is not one of {', '.join(TEACHERS)}")

@@ -7,7 +7,7 @@ import math
 import os
 from pathlib import Path
 
-from training.stats import AgentResult, Results
+from training.arena.stats import AgentResult, Results
 
 COLUMNS = ("Agent", "Games", "Win rate [95% CI]", "Score ± CI", "Margin ± CI", "Place", "Rating μ ± σ", "Ordinal")
 

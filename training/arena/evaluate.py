@@ -22,8 +22,8 @@ from typing import Any
 
 from kdenv.game import Game
 from kdenv.rules import Rules
-from training.pool import worker_pool
-from training.stats import Z95, seat_outcome, wilson
+from training.arena.pool import worker_pool
+from training.arena.stats import Z95, seat_outcome, wilson
 
 
 @dataclass
@@ -87,7 +87,7 @@ def _play(settings: dict, state: dict, opponent: str, seeds: list[int], rules: d
 
 def evaluation_pool(workers: int) -> Executor:
     """Worker processes for evaluation games against players that do not play in the vector env (none start
-    before the first game is submitted; see :mod:`training.pool`)."""
+    before the first game is submitted; see :mod:`training.arena.pool`)."""
     return worker_pool(workers)
 
 
@@ -259,7 +259,7 @@ def plot_league(run: str | Path, out: str | Path, title: str = "") -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m training.evaluate CHECKPOINT [--opponent fg] [--games 200]``: strength of a checkpoint."""
+    """``python -m training.arena.evaluate CHECKPOINT [--opponent fg] [--games 200]``: strength of a checkpoint."""
     import argparse
 
     from agents.checkpoint import read_checkpoint
