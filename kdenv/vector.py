@@ -14,7 +14,7 @@ Row i is one game, seen by the player to move (``info["current_player"][i]``) in
 action mask is the engine's legal actions. Actions are the codec of :mod:`kdenv.actions`.
 
 * **Rewards** ``(N, num_players)`` float64, each player's reward from the step, under the AEC env's
-  options (``"rank"``, ``"margin"``, ``"score"``, see :mod:`kdenv.env`).
+  options (``"rank"``, ``"margin"``, ``"score"``, see :mod:`kdenv.kingdomino_v0`).
 * **Autoreset**: Gymnasium's ``SAME_STEP`` mode. A game that ends in a step is dealt again within that
   step: its row of the observation is the new game's first decision, ``terminations[i]`` is True, and
   ``info["final_info"]`` holds the finished games' ``scores`` and ``placings`` (N, num_players), marked
@@ -45,9 +45,9 @@ from kdenv.core.machine import MADE, Games, games, placings, standings, start_al
 from kdenv.core.observe import Seen, redraw_rows, seen
 from kdenv.core.tables import Tables, tables
 from kdenv.encoding import observation_space
-from kdenv.env import REWARDS, make_rules
 from kdenv.errors import IllegalMoveError, KingdominoError
 from kdenv.game import Game
+from kdenv.kingdomino_v0 import REWARDS, make_rules
 from kdenv.replay import to_record
 from kdenv.rules import Rules
 from kdenv.tiles import NUM_DOMINOES

@@ -131,8 +131,8 @@ def test_the_default_takes_the_shipped_checkpoint_of_its_table_or_says_there_is_
 
 
 def test_the_gymnasium_view_refuses_a_wrong_table_checkpoint_when_made(tiny_checkpoint):
+    from agents.single_agent import KingdominoSingleAgentEnv
     from kdenv.rules import Rules
-    from kdenv.wrappers import KingdominoSingleAgentEnv
 
     with pytest.raises(CheckpointError, match="cannot play 3 players"):
         KingdominoSingleAgentEnv(3, Rules(), [f"ppo:{tiny_checkpoint}", "random"])

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 from agents.vector import LearnerVectorEnv
-from kdenv.env import raw_env
 from kdenv.errors import IllegalMoveError, KingdominoError
+from kdenv.kingdomino_v0 import raw_env
 from kdenv.replay import replay_record
 from kdenv.rules import Rules
 from tests.vector.test_vector_env import random_actions

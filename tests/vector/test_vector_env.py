@@ -5,8 +5,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kdenv.env import REWARDS, raw_env
 from kdenv.errors import IllegalMoveError
+from kdenv.kingdomino_v0 import REWARDS, raw_env
 from kdenv.replay import replay_record
 from kdenv.vector import VectorEnv
 from tests.engine.test_properties import SET_UPS, set_ups

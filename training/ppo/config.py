@@ -29,7 +29,7 @@ class ConfigError(KingdominoError):
 class EnvConfig:
     num_players: int = 4  # seats at the table, the learner's included
     rules: str = "middle_kingdom,harmony"  # rule names as in Rules.from_names
-    reward: str = "rank"  # the learner's reward: rank, margin or score (see kdenv.env)
+    reward: str = "rank"  # the learner's reward: rank, margin or score (see kdenv.kingdomino_v0)
     gains: bool = False  # observe what each placement and next-line domino would score (see kdenv.encoding)
 
 
@@ -214,7 +214,7 @@ def _check(config: TrainConfig) -> None:
     for key, value in counts.items():
         if value < 0:
             raise ConfigError(f"config key {key!r} must be >= 0, got {value!r}")
-    from kdenv.env import REWARDS
+    from kdenv.kingdomino_v0 import REWARDS
 
     if config.env.reward not in REWARDS:
         raise ConfigError(f"config key 'env.reward': {config.env.reward!r} is not one of {', '.join(REWARDS)}")

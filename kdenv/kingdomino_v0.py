@@ -6,9 +6,9 @@ A PettingZoo AEC environment for Kingdomino (2-4 players, official variants), on
 engine in :mod:`kdenv.game`. Each step is one decision of the acting king; the draft decides who acts
 next, so ``agent_selection`` follows the kings on the lines, not a round-robin.
 
-| Creation           | `from kdenv.env import env; env(num_players=4)` or `kdenv.env(num_players=4)`      |
+| Creation           | `from kdenv import kingdomino_v0; kingdomino_v0.env(num_players=4)`                |
 |--------------------|------------------------------------------------------------------------------------|
-| Registered         | `pettingzoo.make("aec", "kdenv/kingdomino-v0", ...)` once `kdenv.env` is imported  |
+| Registered         | `pettingzoo.make("aec", "kdenv/kingdomino-v0", ...)` once this module is imported  |
 | Actions            | Discrete                                                                           |
 | Parallel API       | No                                                                                 |
 | Agents             | `agents = ['player_0', ..., 'player_{n-1}']`, n = 2, 3 or 4                        |
@@ -98,8 +98,6 @@ from __future__ import annotations
 
 import operator
 import random
-import sys
-import types
 from typing import Any
 
 import gymnasium
@@ -369,14 +367,4 @@ class raw_env(AECEnv, EzPickle):
 
 
 if "kdenv/kingdomino-v0" not in aec_registry:
-    register("aec", "kdenv/kingdomino-v0", entry_point="kdenv.env:env")
-
-
-class _CallableModule(types.ModuleType):
-    """Lets ``kdenv.env(...)`` (the issue's spelling) call :func:`env` although ``kdenv.env`` is this module."""
-
-    def __call__(self, **kwargs: Any) -> AECEnv:
-        return env(**kwargs)
-
-
-sys.modules[__name__].__class__ = _CallableModule
+    register("aec", "kdenv/kingdomino-v0", entry_point="kdenv.kingdomino_v0:env")
