@@ -25,7 +25,7 @@ import random
 
 from agents.base import Player
 from agents.gains import TerrainTable, centred_masks, hole_masks, joined_squares, placement_gain, terrain_table
-from kdenv.actions import num_actions
+from kdenv.actions import discard_action, pick_action
 from kdenv.game import PICK, PLACE, Game
 from kdenv.kingdom import HALVES, Kingdom
 from kdenv.tiles import NUM_TERRAINS
@@ -167,13 +167,13 @@ class FullGreedy:
         return [(best_placement_value(game, kingdom, tables, line[i], kingdom.discards), i) for i in free]
 
     def _pick(self, game: GameLike, rng: random.Random) -> int:
-        first_pick = num_actions(game.rules.kingdom_size) - 4
+        size = game.rules.kingdom_size
         plan = self._plan
         if plan is not None and game.round:
             line, claims = game.line, game.claims
             if plan[0] == game.kingdoms[game.current_player].occupied and plan[1] == line and plan[2] == claims:
-                return first_pick + plan[3]
-        return first_pick + _top(self.pick_options(game), rng)
+                return pick_action(plan[3], size)
+        return pick_action(_top(self.pick_options(game), rng), size)
 
     # ----- placing -----------------------------------------------------------------------------
     def place_options(self, game: GameLike, masks: tuple[int, int, int, int] | None = None) -> list[tuple]:
@@ -219,7 +219,7 @@ class FullGreedy:
         raw = game.placement_masks()
         if not (raw[0] or raw[1] or raw[2] or raw[3]):
             self._plan = None
-            return num_actions(game.rules.kingdom_size) - 5
+            return discard_action(game.rules.kingdom_size)
         best = self.best_turns(game)
         action, slot = best[rng.randrange(len(best))] if len(best) > 1 else best[0]
         if slot >= 0:

@@ -13,7 +13,7 @@ import time
 from agents.base import Player
 from agents.greedy import FullGreedy, study_masks
 from agents.playout import EVALUATIONS, POLICIES, choice, number
-from kdenv.actions import num_actions
+from kdenv.actions import discard_action, pick_action
 from kdenv.game import PICK, PLACE
 from kdenv.kingdom import placement_actions
 from kdenv.view import PublicView
@@ -53,13 +53,13 @@ class SearchPlayer(Player):
 
     # ----- the player interface ------------------------------------------------------------------
     def act(self, view: PublicView) -> int:
-        first_pick = num_actions(view.rules.kingdom_size) - 4
+        size = view.rules.kingdom_size
         if view.phase == PICK:
             plan = self._plan
             self._plan = None
             if plan is not None and plan[0] == _key(view):
-                return first_pick + plan[1]
-            return first_pick + self.choose_pick(view)
+                return pick_action(plan[1], size)
+            return pick_action(self.choose_pick(view), size)
         if view.phase != PLACE:
             raise ValueError("the game is over: no action to choose")
         action, slot = self.choose_turn(view)
@@ -90,7 +90,7 @@ class SearchPlayer(Player):
         """Candidate placement actions now (the discard alone when nothing can be placed)."""
         masks = self.candidate_masks(game)
         if masks is None:
-            return [num_actions(game.rules.kingdom_size) - 5]
+            return [discard_action(game.rules.kingdom_size)]
         return placement_actions(masks)
 
 

@@ -12,7 +12,7 @@ import random
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from kdenv.actions import decode, num_actions
+from kdenv.actions import decode, discard_action
 from kdenv.errors import IllegalMoveError, KingdominoError
 from kdenv.kingdom import Kingdom, Property, placement_actions
 from kdenv.rules import HARMONY_BONUS, MIDDLE_KINGDOM_BONUS, Rules
@@ -77,7 +77,7 @@ class Game:
         self.removed = removed  # dominoes out of the game (2-3 players): hidden information
         self.drawn: list[int] = []  # every domino drawn so far, in draw order
         self.moves: list[tuple[int, int, int]] = []  # (player, action, domino) in play order
-        self._discard = num_actions(rules.kingdom_size) - 5
+        self._discard = discard_action(rules.kingdom_size)
         # The set-up is a round in which the kings, in drawing order, pick and hold nothing.
         self.queue = list(king_order)  # owner of each king acting this round, in order
         self.held = [0] * len(king_order)  # domino under each of those kings (0: none yet)
