@@ -14,6 +14,7 @@ from pathlib import Path
 
 from kdenv.actions import decode, discard_action, pick_action, place_action
 from kdenv.errors import IllegalMoveError, KingdominoError, RecordError
+from kdenv.files import JsonFileError, append_jsonl, parse_json, parse_jsonl, read_text, write_atomically
 from kdenv.game import OVER, Game
 from kdenv.rules import Rules
 
@@ -123,43 +124,25 @@ def replay_record(record: dict) -> Game:
 
 def read_records(path: str | os.PathLike) -> Iterator[dict]:
     """The records of a file: one JSON object (``.json``) or one per line (``.jsonl``)."""
-    path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as err:
-        raise RecordError(f"cannot read {path}: {err.strerror}") from None
-    except UnicodeDecodeError:
-        raise RecordError(f"{path} is not a UTF-8 text file of game records (.json or .jsonl)") from None
-    stripped = text.lstrip()
-    if path.suffix == ".json" or (stripped.startswith("{") and "\n{" not in stripped.rstrip()):
-        yield _parse(text, f"{path}")
-        return
-    for number, line in enumerate(text.splitlines(), start=1):
-        if line.strip():
-            yield _parse(line, f"{path}:{number}")
-
-
-def _parse(text: str, where: str) -> dict:
-    """One JSON value; a one-line RecordError for bad JSON or JSON nested too deeply to read."""
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as err:
-        raise RecordError(f"{where}: not valid JSON ({err.msg} at line {err.lineno})") from None
-    except RecursionError:
-        raise RecordError(f"{where}: JSON nested too deeply to be a game record") from None
+        text = read_text(path)
+        stripped = text.lstrip()
+        if Path(path).suffix == ".json" or (stripped.startswith("{") and "\n{" not in stripped.rstrip()):
+            yield parse_json(text, f"{path}")
+        else:
+            yield from parse_jsonl(text, f"{path}")
+    except JsonFileError as err:
+        raise RecordError(str(err)) from None
 
 
 def append_record(path: str | os.PathLike, record: dict) -> None:
     """Append ``record`` as one line to a JSON Lines file and flush it to disk."""
-    with open(path, "a") as stream:
-        stream.write(json.dumps(record, separators=(",", ":")) + "\n")
-        stream.flush()
-        os.fsync(stream.fileno())
+    append_jsonl(path, record)
 
 
 def write_record(path: str | os.PathLike, record: dict) -> None:
     """Write one record as a readable ``.json`` file."""
-    Path(path).write_text(json.dumps(record, indent=1) + "\n")
+    write_atomically(path, json.dumps(record, indent=1) + "\n")
 
 
 # ----- the `kdenv replay` command ---------------------------------------------------------------

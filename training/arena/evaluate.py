@@ -10,7 +10,6 @@ worker processes, each running torch on one thread. A shared victory counts as a
 
 from __future__ import annotations
 
-import json
 import math
 import statistics
 import time
@@ -20,6 +19,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from kdenv.files import append_jsonl, read_jsonl
 from kdenv.game import Game
 from kdenv.rules import Rules
 from training.arena.pool import worker_pool
@@ -170,7 +170,7 @@ def _result(opponent: str, outcomes: list[tuple[float, float, int]]) -> EvalResu
 
 def read_evaluations(path: str | Path) -> list[dict]:
     """The records of a run's eval.jsonl."""
-    return [json.loads(line) for line in Path(path).read_text().splitlines() if line.strip()]
+    return list(read_jsonl(path))
 
 
 def plot_learning_curve(runs: list[str | Path], out: str | Path, title: str = "", players: int = 4) -> None:
@@ -283,8 +283,7 @@ def main(argv: list[str] | None = None) -> int:
             result = evaluate(settings, state, opponent, args.games, rules, pool, args.seed, not args.sample)
             print(f"{path}: {result} ({time.monotonic() - started:.0f} s)", flush=True)
             if args.out:
-                with open(args.out, "a") as handle:
-                    handle.write(json.dumps({"checkpoint": str(path), **result.to_dict()}) + "\n")
+                append_jsonl(args.out, {"checkpoint": str(path), **result.to_dict()})
     return 0
 
 

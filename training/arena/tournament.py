@@ -36,6 +36,7 @@ from agents.arena import play_game
 from agents.base import Player
 from agents.registry import PLAYERS, make_player
 from kdenv.errors import KingdominoError
+from kdenv.files import JsonFileError, append_jsonl, read_jsonl, write_atomically
 from kdenv.game import Game
 from kdenv.replay import append_record, to_record
 from kdenv.rules import Rules
@@ -181,14 +182,14 @@ class Tournament:
         self._read_finished(out)  # every check before anything is written
         try:
             out.mkdir(parents=True, exist_ok=True)
-            _write_atomic(path, json.dumps(self.settings, indent=1) + "\n")
+            write_atomically(path, json.dumps(self.settings, indent=1) + "\n")
         except OSError as err:
             raise TournamentError(f"cannot write the tournament to {out}: {err.strerror or err}") from None
 
     def _read_finished(self, out: Path) -> None:
         """Take the finished games of ``out/games.jsonl``; a game of another tournament there is an error."""
         scheduled = {g.game_id: g for g in self.schedule.games()}
-        for record in _read_games(out / "games.jsonl", self.notes):
+        for record in self._finished_records(out / "games.jsonl"):
             game = scheduled.get(record.get("tournament", {}).get("game_id"))
             if game is None:  # beyond a shorter --games than before: kept in the file, left out of the results
                 continue
@@ -199,6 +200,19 @@ class Tournament:
                     "use another --out, or delete it to start again"
                 )
             self.records.setdefault(game.game_id, _summary(record))
+
+    def _finished_records(self, path: Path) -> Iterator[dict]:
+        """The records of a games.jsonl, dropping a last line cut short by a kill (that game is played again)."""
+
+        def note(cut: Path) -> None:
+            self.notes.append(f"dropped a truncated last line of {cut} (that game will be played again)")
+
+        try:
+            yield from read_jsonl(path, on_cut_tail=note)
+        except JsonFileError as err:
+            raise TournamentError(
+                f"{err.where} is not a valid record; remove that line to resume the tournament"
+            ) from None
 
     def _check_same(self, old: dict) -> None:
         new = self.settings
@@ -256,8 +270,7 @@ class Tournament:
                 "error": outcome.error,
                 "traceback": outcome.trace,
             }
-            with open(self.out / "errors.jsonl", "a") as stream:
-                stream.write(json.dumps(error) + "\n")
+            append_jsonl(self.out / "errors.jsonl", error)
             where = f" (traceback in {self.out / 'errors.jsonl'})"
         advance(
             f"game {game.game_id} failed: {outcome.error} - agents {list(game.agents)}, "
@@ -330,34 +343,6 @@ def run_tournament(
 def _summary(record: dict) -> dict:
     """What the results need of a record (the moves stay in games.jsonl, not in memory)."""
     return {key: record[key] for key in ("seed", "agents", "final", "tournament")}
-
-
-def _read_games(path: Path, notes: list[str]) -> Iterator[dict]:
-    """Records of a games.jsonl, dropping a last line cut short by a kill (the file is truncated to match)."""
-    if not path.exists():
-        return
-    data = path.read_bytes()
-    lines = data.split(b"\n")
-    for number, line in enumerate(lines[:-1], start=1):
-        if not line.strip():
-            continue
-        try:
-            yield json.loads(line)
-        except json.JSONDecodeError:
-            raise TournamentError(
-                f"{path}:{number} is not a valid record; remove that line to resume the tournament"
-            ) from None
-    tail = lines[-1]
-    if tail.strip():  # a write cut short: the file does not end with a newline
-        with open(path, "r+b") as stream:
-            stream.truncate(len(data) - len(tail))
-        notes.append(f"dropped a truncated last line of {path} (that game will be played again)")
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text)
-    os.replace(tmp, path)
 
 
 class _progress_bar:
