@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from training.arena.evaluate import plot_league, plot_learning_curve
+from training.ppo.pictures import plot_league, plot_learning_curve
 from training.ppo.run import load_run_config
 
 

@@ -66,9 +66,8 @@ def test_imitation_loss_rewards_mass_on_the_target_set():
 
 
 def test_dagger_records_the_students_games_with_the_teachers_labels():
-    from conftest import SETTINGS
-
     from agents.ppo_player import build_policy
+    from tests.helpers.checkpoints import SETTINGS
 
     torch.manual_seed(0)
     student = build_policy(SETTINGS)

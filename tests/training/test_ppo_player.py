@@ -6,13 +6,13 @@ import json
 import zipfile
 
 import pytest
-from conftest import SETTINGS, write_checkpoint
 
 from agents.arena import play_game
 from agents.ppo_player import DEFAULT_CHECKPOINT, CheckpointError, PPOPlayer
 from agents.registry import PlayerSpecError, make_player
 from kdenv.game import Game
 from kdenv.rules import STUDY_RULES
+from tests.helpers.checkpoints import SETTINGS, write_checkpoint
 
 
 def _one_line(err: Exception) -> bool:

@@ -8,7 +8,7 @@ from kdenv.errors import IllegalMoveError, KingdominoError
 from kdenv.kingdomino_v0 import raw_env
 from kdenv.replay import replay_record
 from kdenv.rules import Rules
-from tests.vector.test_vector_env import random_actions
+from tests.helpers.games import random_actions
 
 TABLES = [
     (4, Rules(middle_kingdom=True, harmony=True), ["fg", "gprd", "random"], "rank"),

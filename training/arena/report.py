@@ -32,6 +32,15 @@ def _ci(half_width: float) -> str:
     return "n/a" if math.isnan(half_width) else f"{half_width:.1f}"
 
 
+def win_summary(a: AgentResult, chance: float | None = None) -> str:
+    """One agent's figures in a line: win rate with its CI (and the rate by chance), mean margin and score."""
+    by_chance = "" if chance is None else f" (chance: {chance:.0%})"
+    return (
+        f"win rate {a.win_rate:.1%} [95% CI {a.win_low:.1%}, {a.win_high:.1%}]{by_chance}, "
+        f"mean margin vs best opponent {a.margin:+.1f} ± {_ci(a.margin_ci)}, mean score {a.score:.1f}"
+    )
+
+
 def head_to_head_rows(results: Results) -> list[tuple[str, ...]]:
     """Rows of the head-to-head table: the share of meetings the row agent placed ahead of the column agent."""
     order = [a.agent for a in results.agents]
@@ -158,19 +167,19 @@ def write_reports(out: str | os.PathLike, results: Results, settings: dict, sche
     out = Path(out)
     payload = {"settings": settings, "schedule": scheme, **results.to_dict()}
     paths = [out / "results.json", out / "results.md", out / "ratings.png"]
-    write_atomically(paths[0], json.dumps(_no_nan(payload), indent=1) + "\n")
+    write_atomically(paths[0], json.dumps(no_nan(payload), indent=1) + "\n")
     write_atomically(paths[1], to_markdown(results, settings, scheme))
     rules = ", ".join(k for k, v in settings["rules"].items() if v is True) or "base game"
     plot(results, paths[2], f"{settings['players']} players, {rules}")
     return paths
 
 
-def _no_nan(value):
+def no_nan(value):
     """JSON has no NaN: an undefined interval is written as null."""
     if isinstance(value, float) and math.isnan(value):
         return None
     if isinstance(value, dict):
-        return {k: _no_nan(v) for k, v in value.items()}
+        return {k: no_nan(v) for k, v in value.items()}
     if isinstance(value, list):
-        return [_no_nan(v) for v in value]
+        return [no_nan(v) for v in value]
     return value

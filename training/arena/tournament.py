@@ -43,6 +43,7 @@ from kdenv.rules import Rules
 from training.arena.pool import worker_pool
 from training.arena.schedule import Schedule, ScheduledGame
 from training.arena.stats import Results, summarize
+from training.progress import ProgressBar
 
 FORMAT = "kdenv-tournament/1"
 
@@ -238,9 +239,10 @@ class Tournament:
         pending = self.pending
         workers = max(1, min(workers or os.cpu_count() or 1, len(pending) or 1))
         outcomes = self._play_here(pending) if workers == 1 else self._play_in_pool(pending, workers)
-        with closing(outcomes), _progress_bar(self.schedule.total, len(self.records), progress) as advance:
+        bar = ProgressBar("tournament (games)", self.schedule.total, len(self.records), enabled=progress, stderr=True)
+        with closing(outcomes), bar:
             for outcome in outcomes:
-                self._accept(outcome, advance)
+                self._accept(outcome, bar)
                 if on_outcome is not None:
                     on_outcome(outcome)
         return self.results()
@@ -251,13 +253,13 @@ class Tournament:
             raise TournamentError("no finished games to report on")
         return summarize(self.records.values())
 
-    def _accept(self, outcome: Outcome, advance: Callable[[str | None], None]) -> None:
+    def _accept(self, outcome: Outcome, bar: ProgressBar) -> None:
         game = outcome.game
         if outcome.record is not None:
             self.records[game.game_id] = _summary(outcome.record)
             if self.out is not None:
                 append_record(self.out / "games.jsonl", outcome.record)
-            advance(None)
+            bar.advance()
             return
         self.failures.append(outcome)
         where = ""
@@ -272,10 +274,12 @@ class Tournament:
             }
             append_jsonl(self.out / "errors.jsonl", error)
             where = f" (traceback in {self.out / 'errors.jsonl'})"
-        advance(
-            f"game {game.game_id} failed: {outcome.error} - agents {list(game.agents)}, "
-            f"deal seed {game.deal_seed}, play seed {game.play_seed}{where}"
+        bar.print(
+            f"error: game {game.game_id} failed: {outcome.error} - agents {list(game.agents)}, "
+            f"deal seed {game.deal_seed}, play seed {game.play_seed}{where}",
+            style="red",
         )
+        bar.advance()
 
     def _play_here(self, pending: list[ScheduledGame]) -> Iterator[Outcome]:
         seats = Seats()
@@ -343,49 +347,3 @@ def run_tournament(
 def _summary(record: dict) -> dict:
     """What the results need of a record (the moves stay in games.jsonl, not in memory)."""
     return {key: record[key] for key in ("seed", "agents", "final", "tournament")}
-
-
-class _progress_bar:
-    """A rich progress bar (games done, rate, ETA); ``advance(message)`` counts a game, printing a failure's message."""
-
-    def __init__(self, total: int, done: int, enabled: bool) -> None:
-        self.total, self.done, self.enabled = total, done, enabled
-
-    def __enter__(self) -> Callable[[str | None], None]:
-        from rich.console import Console
-        from rich.progress import (
-            BarColumn,
-            MofNCompleteColumn,
-            Progress,
-            TextColumn,
-            TimeElapsedColumn,
-            TimeRemainingColumn,
-        )
-        from rich.text import Text
-
-        self.progress = Progress(
-            TextColumn("[bold]tournament"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("games"),
-            TextColumn("{task.fields[rate]}"),
-            TimeElapsedColumn(),
-            TextColumn("ETA"),
-            TimeRemainingColumn(),
-            console=Console(stderr=True),
-            disable=not self.enabled,
-        )
-        self.progress.start()
-        task = self.progress.add_task("games", total=self.total, completed=self.done, rate="")
-
-        def advance(message: str | None) -> None:
-            if message is not None:
-                self.progress.console.print(Text(f"error: {message}", style="red"))
-            self.progress.advance(task)
-            speed = self.progress.tasks[0].speed
-            self.progress.update(task, rate=f"{speed:.1f}/s" if speed else "")
-
-        return advance
-
-    def __exit__(self, *exc) -> None:
-        self.progress.stop()

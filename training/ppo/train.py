@@ -21,7 +21,6 @@ from stable_baselines3.common.logger import configure as configure_logger
 from agents.checkpoint import load_optimizer, read_checkpoint, save_model
 from agents.policy_network import KingdomPolicy, policy_kwargs
 from kdenv.errors import KingdominoError
-from training.arena.evaluate import evaluation_pool
 from training.ppo.bc import behaviour_clone
 from training.ppo.callbacks import (
     CheckpointCallback,
@@ -61,7 +60,6 @@ def train(config: TrainConfig, resume: str | Path | None = None) -> Path:
     n = config.env.num_players
     sampler = OpponentSampler(n - 1, config.curriculum[0].opponents, settings, config.seed + step)
     env = make_env(config, sampler, seed=config.seed * 1000 + step)
-    pool = evaluation_pool(config.eval.workers)  # only for opponents that do not play in the vector env
     try:
         # the network, started from the saved weights, an init checkpoint, or imitation of the teacher
         model = build_model(config, env, seed=config.seed + step)
@@ -89,7 +87,7 @@ def train(config: TrainConfig, resume: str | Path | None = None) -> Path:
 
         # the loop: model.learn with the run's duties as callbacks
         progress = ProgressCallback(config, state, run)
-        evaluation = EvaluationCallback(config, state, run, settings, pool, progress)
+        evaluation = EvaluationCallback(config, state, run, settings, progress)
         checkpoint = CheckpointCallback(config, state, run, settings)
         callbacks = CallbackList(
             [LeagueCallback(config, state, sampler, run, settings), evaluation, checkpoint, progress]
@@ -107,7 +105,6 @@ def train(config: TrainConfig, resume: str | Path | None = None) -> Path:
             raise Interrupted(run.path, model.num_timesteps)
     finally:
         env.close()
-        pool.shutdown(cancel_futures=True)
     return run.path
 
 
