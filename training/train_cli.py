@@ -5,8 +5,6 @@ from __future__ import annotations
 import argparse
 import sys
 
-from training.ppo.config import ConfigError
-
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("config", nargs="?", help="YAML config (see configs/); optional with --resume")
@@ -22,7 +20,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from training.ppo.config import load_config
+    from training.ppo.config import ConfigError, load_config
     from training.ppo.train import Interrupted, load_run_config, train
 
     if args.config:
