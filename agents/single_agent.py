@@ -34,7 +34,7 @@ class KingdominoSingleAgentEnv(SingleAgentEnv):
         default = ["random"] * (num_players - 1)
         super().__init__(num_players, rules, default if opponents is None else opponents, *args, **kwargs)
 
-    def make_opponent(self, opponent: Opponent | str) -> TablePlayer:
+    def make_opponent(self, opponent: Any) -> TablePlayer:
         """A spec string is made into its player, seated at this table; anything else as kdenv takes it."""
         if isinstance(opponent, str):
             return make_player(opponent, self.num_players, self.aec.rules)

@@ -20,7 +20,7 @@ import math
 
 from agents.playout import Playouts, number
 from agents.search import SearchPlayer
-from kdenv.actions import decode, pick_action
+from kdenv.actions import pick_action, pick_slot
 from kdenv.game import OVER, PICK, Game
 from kdenv.view import PublicView
 
@@ -63,10 +63,10 @@ class UCTPlayer(SearchPlayer):
         child = next(iter(root.edges[action].nodes.values()), None)
         if child is None or not child.edges:
             return action, _top(self.fg.pick_options(view))  # never searched further: Full Greedy's pick
-        return action, decode(self._most_visited(child), view.rules.kingdom_size).slot
+        return action, pick_slot(self._most_visited(child), view.rules.kingdom_size)
 
     def choose_pick(self, view: PublicView) -> int:
-        return decode(self._most_visited(self._search(view)), view.rules.kingdom_size).slot
+        return pick_slot(self._most_visited(self._search(view)), view.rules.kingdom_size)
 
     def _most_visited(self, node: Node) -> int:
         return max(node.edges, key=lambda a: (node.edges[a].visits, node.edges[a].total))

@@ -48,7 +48,7 @@ def timed(step: Callable[[], int], seconds: float) -> tuple[float, float]:
 def vector_rate(num_players: int, rules: Rules, num_envs: int, kind: dict, seconds: float) -> tuple:
     """Decisions/s of the vector env observing ``kind`` (its keywords) with random legal actions."""
     venv = VectorEnv(num_envs, num_players, rules=rules, copy=False, **kind)
-    obs, _ = venv.reset(seed=0)
+    venv.reset(seed=0)
     actions = np.zeros(num_envs, np.int64)
 
     def step() -> int:

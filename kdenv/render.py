@@ -172,9 +172,9 @@ def _ink(text: str) -> np.ndarray:
 
     font = ImageFont.load_default(_TEXT_SIZE)
     left, top, right, bottom = font.getbbox(text)
-    canvas = Image.new("L", (right, bottom))
+    canvas = Image.new("L", (int(right), int(bottom)))
     ImageDraw.Draw(canvas).text((0, 0), text, fill=255, font=font)
-    return np.asarray(canvas, np.float32)[top:, left:] / 255
+    return np.asarray(canvas, np.float32)[int(top) :, int(left) :] / 255
 
 
 def _text(image: np.ndarray, text: str, y: int, x: int, colour) -> None:
@@ -191,7 +191,7 @@ def _canvas(height: int, width: int) -> np.ndarray:
 
 
 @cache
-def _tile(terrain: int, crowns: int) -> np.ndarray:
+def _tile(terrain: int | None, crowns: int) -> np.ndarray:
     """A CELL x CELL picture of one square: the terrain's colour, a darker edge, a gold mark per crown;
     terrain -1 is the castle, terrain None an empty cell (crowns 1: still reachable, 0: not)."""
     tile = np.empty((CELL, CELL, 3), np.uint8)
@@ -244,9 +244,8 @@ def _kingdom_picture(kingdom) -> np.ndarray:
             index = (top + r) * f.width + left + c
             y, x = r * CELL, c * CELL
             content = _cell(kingdom, index)
-            if content is None:
-                content = (None, kingdom.window >> index & 1)
-            image[y : y + CELL, x : x + CELL] = _tile(*content)
+            tile = _tile(*content) if content is not None else _tile(None, kingdom.window >> index & 1)
+            image[y : y + CELL, x : x + CELL] = tile
     return image
 
 

@@ -109,7 +109,7 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         self._rng = np.random.default_rng()
         self.observations = observations
         mask_space = spaces.Box(0, 1, (t.num_actions,), np.int8)
-        single = {"action_mask": mask_space}
+        single: dict[str, spaces.Space] = {"action_mask": mask_space}
         if observations:
             single = {**observation_space(num_players, self.rules.kingdom_size, gains), **single}
         self.single_observation_space = spaces.Dict(single)
@@ -213,7 +213,7 @@ class VectorEnv(gymnasium.vector.VectorEnv):
 
     def _obs(self) -> dict:
         """The observation in the buffers (copies unless ``copy=False``)."""
-        obs = {"action_mask": self._mask}
+        obs: dict[str, np.ndarray] = {"action_mask": self._mask}
         if self.observations:
             obs = {"board": self._board, "features": self._features, **obs}
         return {k: v.copy() for k, v in obs.items()} if self.copy else obs

@@ -22,7 +22,7 @@ with Gymnasium as ``kdenv/Kingdomino-v0``, is this view with specs resolved.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 import gymnasium
 import numpy as np
@@ -30,15 +30,15 @@ from gymnasium import spaces
 
 from kdenv.encoding import action_mask
 from kdenv.errors import IllegalMoveError, KingdominoError
+from kdenv.game import Game
 from kdenv.kingdomino_v0 import raw_env
 from kdenv.rules import Rules
 from kdenv.view import PublicView
 
 
+@runtime_checkable
 class TablePlayer(Protocol):
-    """What the view asks of an opponent object (``agents.Player`` has it)."""
-
-    spec: str
+    """What the view asks of an opponent object (``agents.Player`` has it; a ``spec`` names it in records)."""
 
     def reset(self, seat: int, seed: int | None = None) -> None: ...
 
@@ -61,7 +61,7 @@ class _PolicyOpponent:
         self.seat = seat
 
     def act(self, view: PublicView) -> int:
-        game = self.env.game
+        game = self.env.dealt
         return int(self.policy(self.env.encoder.encode(game, self.seat), action_mask(game)))
 
 
@@ -74,7 +74,7 @@ class SingleAgentEnv(gymnasium.Env):
         self,
         num_players: int = 4,
         rules: Rules | None = None,
-        opponents: Sequence[Opponent] = (),
+        opponents: Sequence[Any] = (),
         seat: int | None = None,
         reward: str = "rank",
         render_mode: str | None = None,
@@ -101,16 +101,16 @@ class SingleAgentEnv(gymnasium.Env):
         self.learner = 0  # the learner's seat in the current episode
         self.set_opponents(opponents)
 
-    def set_opponents(self, opponents: Sequence[Opponent]) -> None:
+    def set_opponents(self, opponents: Sequence[Any]) -> None:
         """Use these opponents from the next reset on (one per other seat, in seat order after the learner)."""
         if isinstance(opponents, (str, bytes)) or len(opponents) != self.num_players - 1:
             n = self.num_players
             raise KingdominoError(f"give a list of {n - 1} opponents for a {n}-player game")
         self.opponents = [self.make_opponent(o) for o in opponents]
 
-    def make_opponent(self, opponent: Opponent) -> TablePlayer:
+    def make_opponent(self, opponent: Any) -> TablePlayer:
         """The player object (``reset(seat, seed)``, ``act(view)``, ``spec``) for one opponent."""
-        if hasattr(opponent, "act") and hasattr(opponent, "reset"):
+        if isinstance(opponent, TablePlayer):
             return opponent
         if isinstance(opponent, str):
             raise KingdominoError(
@@ -124,9 +124,9 @@ class SingleAgentEnv(gymnasium.Env):
         )
 
     @property
-    def game(self):
+    def game(self) -> Game:
         """The game being played (the engine's Game)."""
-        return self.aec.game
+        return self.aec.dealt
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
         """Deal a new game, choose the learner's seat (random unless fixed), let opponents play first moves."""
@@ -142,7 +142,7 @@ class SingleAgentEnv(gymnasium.Env):
         self.aec.agent_names = [
             "learner" if p == self.learner else getattr(self._players[p], "spec", "?") for p in range(n)
         ]
-        self._view = PublicView(self.aec.game)
+        self._view = PublicView(self.game)
         self._play_opponents()  # no reward for the learner can arise before its first move
         return self._observe()
 
@@ -152,17 +152,17 @@ class SingleAgentEnv(gymnasium.Env):
         learner = aec.possible_agents[self.learner]
         aec.step(action)  # IllegalMoveError if illegal_reward is None
         reward = aec.rewards[learner]
-        if aec.terminations[learner] and not aec.game.is_over:  # ended by an illegal move
+        if aec.terminations[learner] and not self.game.is_over:  # ended by an illegal move
             obs, info = self._observe()
             info["illegal_move"] = aec.infos[learner]["illegal_move"]
             return obs, float(reward), True, False, info
         reward += self._play_opponents()
         obs, info = self._observe()
-        return obs, float(reward), aec.game.is_over, False, info
+        return obs, float(reward), self.game.is_over, False, info
 
     def _play_opponents(self) -> float:
         """Let opponents act until the learner must act or the game ends; the learner's reward meanwhile."""
-        aec, game = self.aec, self.aec.game
+        aec, game = self.aec, self.game
         learner = aec.possible_agents[self.learner]
         reward = 0.0
         while not game.is_over and game.current_player != self.learner:
@@ -170,12 +170,13 @@ class SingleAgentEnv(gymnasium.Env):
             aec.step(self._players[seat].act(self._view))
             if aec.terminations[learner] and not game.is_over:
                 reason = aec.infos[aec.possible_agents[seat]]["illegal_move"]
-                raise IllegalMoveError(f"opponent {self._players[seat].spec!r} in seat {seat}: {reason}")
+                name = getattr(self._players[seat], "spec", "?")
+                raise IllegalMoveError(f"opponent {name!r} in seat {seat}: {reason}")
             reward += aec.rewards[learner]
         return reward
 
     def _observe(self) -> tuple[dict, dict]:
-        game = self.aec.game
+        game = self.game
         info: dict[str, Any] = {"seat": self.learner}
         if game.is_over:
             info["scores"] = game.scores()
@@ -184,7 +185,7 @@ class SingleAgentEnv(gymnasium.Env):
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions as a bool array (all False once the game is over)."""
-        return action_mask(self.aec.game).astype(bool)
+        return action_mask(self.game).astype(bool)
 
     def render(self) -> str | np.ndarray | None:
         return self.aec.render()

@@ -152,9 +152,9 @@ def test_a_checkpoint_reads_the_observations_it_was_trained_on(tmp_path, tiny_ch
     game = play_game([player] + [make_player("fg") for _ in range(3)], Game(4, STUDY_RULES, 3))
     assert game.is_over
     venv = LearnerVectorEnv(2, 4, opponents=[f"ppo:{gains}"] * 3, rules=STUDY_RULES, gains=True)
-    obs, _ = venv.reset(seed=0)
+    venv.reset(seed=0)
     for _ in range(60):
-        obs, *_ = venv.step(np.array([np.flatnonzero(row)[0] for row in venv.action_masks()]))
+        venv.step(np.array([np.flatnonzero(row)[0] for row in venv.action_masks()]))
     with pytest.raises(CheckpointError, match="trained on observations with gains .* gains=True"):
         LearnerVectorEnv(2, 4, opponents=[f"ppo:{gains}"] * 3, rules=STUDY_RULES)
     with pytest.raises(CheckpointError, match="without gains .* gains=False"):

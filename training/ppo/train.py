@@ -43,16 +43,7 @@ def train(config: TrainConfig, resume: str | Path | None = None) -> Path:
     torch.set_num_threads(config.ppo.threads)
     settings = checkpoint_settings(config)
 
-    # the run: a new directory, or the one to resume with its weights and state
-    if resume is not None:
-        run = RunDirectory.open(resume)
-        saved, weights = read_checkpoint(run.path / LAST)
-        if any(saved.get(key, False) != settings[key] for key in ("network", "num_players", "gains")):
-            raise ConfigError(f"cannot resume {str(run.path)!r} with a different network, table size or gains")
-        saved_state = saved.get("training", {})
-        run.forget_evaluations_after(saved_state.get("step", 0))
-    else:
-        run, weights, saved_state = RunDirectory.create(config), None, {}
+    run, weights, saved_state = open_run(config, settings, resume)
     state = RunState.from_dict(saved_state, League(config.league.pool_size, config.league.prioritise))
     step = saved_state.get("step", 0)
 
@@ -65,19 +56,9 @@ def train(config: TrainConfig, resume: str | Path | None = None) -> Path:
         model = build_model(config, env, seed=config.seed + step)
         model.set_logger(configure_logger(str(run.tensorboard / "ppo"), ["tensorboard"]))
         if weights is not None:
-            model.policy.load_state_dict(weights)
-            optimizer = load_optimizer(run.path / LAST)
-            if optimizer is not None:
-                model.policy.optimizer.load_state_dict(optimizer)
-            model.num_timesteps = step
+            resume_model(model, weights, run, step)
         elif config.init:
-            init_settings, init_weights = read_checkpoint(config.init)
-            if any(init_settings.get(key, False) != settings[key] for key in ("network", "gains")):
-                raise ConfigError(
-                    f"config key 'init': {config.init!r} has network {init_settings.get('network')} and gains "
-                    f"{init_settings.get('gains', False)}; give one of the same network and observation"
-                )
-            model.policy.load_state_dict(init_weights)
+            start_from(model, config.init, settings)
         if weights is None and config.bc.games:
             try:
                 warm_start(config, model, run, settings)
@@ -106,6 +87,39 @@ def train(config: TrainConfig, resume: str | Path | None = None) -> Path:
     finally:
         env.close()
     return run.path
+
+
+def open_run(config: TrainConfig, settings: dict, resume: str | Path | None) -> tuple[RunDirectory, dict | None, dict]:
+    """(the run directory, the weights to resume from, the saved training state): a new run, or the one to resume."""
+    if resume is None:
+        return RunDirectory.create(config), None, {}
+    run = RunDirectory.open(resume)
+    saved, weights = read_checkpoint(run.path / LAST)
+    if any(saved.get(key, False) != settings[key] for key in ("network", "num_players", "gains")):
+        raise ConfigError(f"cannot resume {str(run.path)!r} with a different network, table size or gains")
+    saved_state = saved.get("training", {})
+    run.forget_evaluations_after(saved_state.get("step", 0))
+    return run, weights, saved_state
+
+
+def resume_model(model: MaskablePPO, weights: dict, run: RunDirectory, step: int) -> None:
+    """The weights and optimizer of the run's last.zip, at the step it was saved."""
+    model.policy.load_state_dict(weights)
+    optimizer = load_optimizer(run.path / LAST)
+    if optimizer is not None:
+        model.policy.optimizer.load_state_dict(optimizer)
+    model.num_timesteps = step
+
+
+def start_from(model: MaskablePPO, init: str, settings: dict) -> None:
+    """The policy weights of checkpoint ``init`` (config ``init``), which must have the same network and gains."""
+    init_settings, init_weights = read_checkpoint(init)
+    if any(init_settings.get(key, False) != settings[key] for key in ("network", "gains")):
+        raise ConfigError(
+            f"config key 'init': {init!r} has network {init_settings.get('network')} and gains "
+            f"{init_settings.get('gains', False)}; give one of the same network and observation"
+        )
+    model.policy.load_state_dict(init_weights)
 
 
 class Interrupted(KingdominoError):
