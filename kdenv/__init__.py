@@ -1,6 +1,6 @@
 """kdenv: an exact, fast Kingdomino engine with PettingZoo and Gymnasium environments."""
 
-from kdenv.actions import Move, decode, discard_action, encode, num_actions, pick_action, place_action
+from kdenv.actions import Move, decode, discard_action, encode, num_actions, pick_action, pick_slot, place_action
 from kdenv.errors import IllegalMoveError, KingdominoError, RecordError
 from kdenv.game import Game, ScoreBreakdown, random_game
 from kdenv.kingdom import Kingdom, Property
@@ -11,7 +11,7 @@ from kdenv.view import PublicView
 __all__ = [
     "DOMINOES", "STUDY_RULES", "TERRAINS", "Domino", "Game", "Half", "IllegalMoveError", "Kingdom",
     "KingdominoError", "Move", "Property", "PublicView", "RecordError", "Rules", "ScoreBreakdown",
-    "decode", "discard_action", "domino", "encode", "num_actions", "pick_action", "place_action",
+    "decode", "discard_action", "domino", "encode", "num_actions", "pick_action", "pick_slot", "place_action",
     "random_game",
 ]  # fmt: skip
 
