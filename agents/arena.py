@@ -22,8 +22,8 @@ def play_game(players: Sequence[Player], game: Game, seed: int | None = None) ->
         player.reset(seat, None if seed is None else seed * 7919 + seat)
     view = PublicView(game)
     while game.phase != OVER:
-        player = game.current_player
-        game.step(players[player].act(view), player)
+        seat = game.current_player
+        game.step(players[seat].act(view), seat)
     return game
 
 

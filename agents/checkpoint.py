@@ -4,20 +4,20 @@ A checkpoint is a ``.zip``: the one stable-baselines3 writes (a training checkpo
 or a player-only one, and in both one entry of ours, ``kdenv.json``: the format, the table (players,
 kingdom size, rules), the network size and, in a training checkpoint, the state to resume from.
 Loading never unpickles: the weights come from ``policy.pth`` through ``torch.load(weights_only=True)``.
-Every file is written to a temporary file next to its place, then moved there.
+Every file is written to a temporary file next to its place, then moved there (:mod:`kdenv.files`).
 """
 
 from __future__ import annotations
 
 import io
 import json
-import os
 import pickle
 import zipfile
 from pathlib import Path
 from typing import Any
 
 from kdenv.errors import KingdominoError
+from kdenv.files import write_atomically
 
 CHECKPOINT_FORMAT = "kdenv-ppo/1"
 SETTINGS_ENTRY = "kdenv.json"
@@ -54,17 +54,6 @@ def read_checkpoint(path: str | Path) -> tuple[dict[str, Any], dict]:
         found = settings.get("format")
         raise CheckpointError(f"checkpoint {str(path)!r} has format {found!r}, not {CHECKPOINT_FORMAT}")
     return settings, state
-
-
-def write_atomically(path: str | Path, data: bytes) -> None:
-    """Write ``data`` to a temporary file next to ``path``, then move it into place."""
-    path = Path(path)
-    tmp = path.with_name(f".{path.name}.tmp")
-    with open(tmp, "wb") as handle:
-        handle.write(data)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(tmp, path)
 
 
 def write_player(path: str | Path, settings: dict[str, Any], state: dict) -> None:
@@ -106,4 +95,4 @@ def export_player(source: str | Path, target: str | Path, provenance: dict | Non
     settings = {key: value for key, value in settings.items() if key != "training"}
     settings["provenance"] = provenance or {}
     write_player(target, settings, state)
-    write_atomically(Path(target).with_suffix(".json"), (json.dumps(settings, indent=1) + "\n").encode())
+    write_atomically(Path(target).with_suffix(".json"), json.dumps(settings, indent=1) + "\n")

@@ -25,7 +25,7 @@ import random
 
 from agents.base import Player
 from agents.gains import TerrainTable, centred_masks, hole_masks, joined_squares, placement_gain, terrain_table
-from kdenv.actions import num_actions
+from kdenv.actions import discard_action, pick_action
 from kdenv.game import PICK, PLACE, Game
 from kdenv.kingdom import HALVES, Kingdom
 from kdenv.tiles import NUM_TERRAINS
@@ -167,13 +167,13 @@ class FullGreedy:
         return [(best_placement_value(game, kingdom, tables, line[i], kingdom.discards), i) for i in free]
 
     def _pick(self, game: GameLike, rng: random.Random) -> int:
-        first_pick = num_actions(game.rules.kingdom_size) - 4
+        size = game.rules.kingdom_size
         plan = self._plan
         if plan is not None and game.round:
             line, claims = game.line, game.claims
             if plan[0] == game.kingdoms[game.current_player].occupied and plan[1] == line and plan[2] == claims:
-                return first_pick + plan[3]
-        return first_pick + _top(self.pick_options(game), rng)
+                return pick_action(plan[3], size)
+        return pick_action(_top(self.pick_options(game), rng), size)
 
     # ----- placing -----------------------------------------------------------------------------
     def place_options(self, game: GameLike, masks: tuple[int, int, int, int] | None = None) -> list[tuple]:
@@ -219,7 +219,7 @@ class FullGreedy:
         raw = game.placement_masks()
         if not (raw[0] or raw[1] or raw[2] or raw[3]):
             self._plan = None
-            return num_actions(game.rules.kingdom_size) - 5
+            return discard_action(game.rules.kingdom_size)
         best = self.best_turns(game)
         action, slot = best[rng.randrange(len(best))] if len(best) > 1 else best[0]
         if slot >= 0:
@@ -243,21 +243,10 @@ class FullGreedy:
             options = self.place_options(game)
             top = max(options)[0]
             return [(action, slot) for value, action, slot in options if value == top]
-        f = kingdom.frame
-        steps = f.steps
+        steps = kingdom.frame.steps
         tables = _tables(kingdom, self.cache)
-        rules, discards = game.rules, kingdom.discards
-        window, _ = centred_masks(f.size)
-        extra = rules.middle_bonus(not kingdom.occupied & ~window) + rules.harmony_bonus(
-            kingdom.occupied.bit_count() + 4, discards
-        )
-        ta, _, tb, _ = HALVES[number]
-        bounds = []
-        for i in free:
-            pa, _, pb, _ = HALVES[line[i]]
-            disjoint = pa not in (ta, tb) and pb not in (ta, tb)
-            top = max_gain(tables, line[i], kingdom.placement_masks(line[i]), steps) if disjoint else None
-            bounds.append(None if top is None else max(top, 0) + extra)
+        discards = kingdom.discards
+        bounds = _pick_bounds(game, kingdom, tables, free)
         masks = study_masks(kingdom, game.placement_masks())
         firsts = []
         for d in range(4):
@@ -270,22 +259,41 @@ class FullGreedy:
         firsts.sort(reverse=True)
         best_value, best = NONE, []
         for gain, a, d in firsts:
-            after = tables1 = filt = None
+            placed = None  # (the kingdom after the placement, its gain tables, its filter), made when first needed
             for k, i in enumerate(free):
                 bound = bounds[k]
                 if bound is not None and gain + bound < best_value:
                     continue
-                if after is None:
+                if placed is None:
                     after = kingdom.copy()
                     after.place(number, 4 * a + d)
-                    tables1 = _after(tables, kingdom, number, a, a + steps[d])
-                    filt = study_filter(after)
-                value = gain + best_placement_value(game, after, tables1, line[i], discards, filt)
+                    placed = (after, _after(tables, kingdom, number, a, a + steps[d]), study_filter(after))
+                value = gain + best_placement_value(game, placed[0], placed[1], line[i], discards, placed[2])
                 if value > best_value:
                     best_value, best = value, [(4 * a + d, i)]
                 elif value == best_value:
                     best.append((4 * a + d, i))
         return best
+
+
+def _pick_bounds(game: GameLike, kingdom: Kingdom, tables: list, free: list[int]) -> list[int | None]:
+    """For each free slot, a bound on what its domino can add after any placement of the held one (None when
+    the two share a terrain, so that the placement may change what the pick can score): its best placement in
+    the kingdom now, plus the bonuses the kingdom could still earn."""
+    rules = game.rules
+    window, _ = centred_masks(kingdom.frame.size)
+    extra = rules.middle_bonus(not kingdom.occupied & ~window) + rules.harmony_bonus(
+        kingdom.occupied.bit_count() + 4, kingdom.discards
+    )
+    ta, _, tb, _ = HALVES[game.held_domino]
+    bounds: list[int | None] = []
+    for i in free:
+        pa, _, pb, _ = HALVES[game.line[i]]
+        disjoint = pa not in (ta, tb) and pb not in (ta, tb)
+        number = game.line[i]
+        top = max_gain(tables, number, kingdom.placement_masks(number), kingdom.frame.steps) if disjoint else None
+        bounds.append(None if top is None else max(top, 0) + extra)
+    return bounds
 
 
 def _occupied_after(game: GameLike, action: int) -> int:

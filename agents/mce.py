@@ -18,7 +18,7 @@ from collections.abc import Callable
 
 from agents.playout import Playouts, choice, number
 from agents.search import SearchPlayer
-from kdenv.actions import num_actions
+from kdenv.actions import discard_action, pick_action
 from kdenv.view import PublicView
 
 DEFAULT_WIDTH = 10
@@ -36,7 +36,7 @@ class MonteCarloPlayer(SearchPlayer):
     def choose_turn(self, view: PublicView) -> tuple[int, int]:
         masks = self.candidate_masks(view)
         if masks is None:
-            discard = num_actions(view.rules.kingdom_size) - 5
+            discard = discard_action(view.rules.kingdom_size)
             ranked = [(value, discard, slot) for value, slot in self.fg.pick_options(view)] if view.line else []
             ranked = ranked or [(0, discard, -1)]
         else:
@@ -59,12 +59,12 @@ class MonteCarloPlayer(SearchPlayer):
         """The turn (placement or -1, slot or -1) with the best mean playout value."""
         if len(turns) == 1:
             return turns[0]
-        first_pick = num_actions(view.rules.kingdom_size) - 4
+        size = view.rules.kingdom_size
         playouts = Playouts(view, self.policy, self.seat, self.evaluation)
 
         def playout(turn: tuple[int, int]) -> float:
             action, slot = turn
-            first = ((action,) if action >= 0 else ()) + ((first_pick + slot,) if slot >= 0 else ())
+            first = ((action,) if action >= 0 else ()) + ((pick_action(slot, size),) if slot >= 0 else ())
             return playouts.values(self.rng, first)[self.seat]
 
         return turns[self._share_out(len(turns), lambda i: playout(turns[i]))]

@@ -197,4 +197,4 @@ class PPOPlayer(Player):
             return int(np.argmax(logits))
         probs = np.exp(logits - logits.max())
         cumulative = np.cumsum(probs / probs.sum())
-        return int(min(np.searchsorted(cumulative, self.rng.random(), side="right"), len(cumulative) - 1))
+        return min(int(np.searchsorted(cumulative, self.rng.random(), side="right")), len(cumulative) - 1)

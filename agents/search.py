@@ -13,7 +13,7 @@ import time
 from agents.base import Player
 from agents.greedy import FullGreedy, study_masks
 from agents.playout import EVALUATIONS, POLICIES, choice, number
-from kdenv.actions import num_actions
+from kdenv.actions import discard_action, pick_action
 from kdenv.game import PICK, PLACE
 from kdenv.kingdom import placement_actions
 from kdenv.view import PublicView
@@ -21,13 +21,13 @@ from kdenv.view import PublicView
 
 class Budget:
     """Thinking time per decision: ``seconds`` (of wall clock, or of this process's CPU time with
-    ``clock=cpu``: one core's worth even on a shared machine), or a number of ``playouts``."""
+    ``clock=cpu``: one core's worth even on a shared machine), or a number of ``playouts`` (0: the other one)."""
 
     def __init__(self, seconds: str | None, playouts: str | None, clock: str = "wall") -> None:
         if seconds is not None and playouts is not None:
             raise ValueError("give seconds= or playouts=, not both")
-        self.playouts = int(number("playouts", playouts, int, 0)) if playouts is not None else None
-        self.seconds = number("seconds", seconds) if seconds is not None else (None if self.playouts else 1.0)
+        self.playouts = int(number("playouts", playouts, int, 0)) if playouts is not None else 0
+        self.seconds = float(number("seconds", seconds)) if seconds is not None else (0.0 if self.playouts else 1.0)
         self.now = time.process_time if choice("clock", clock, ("wall", "cpu")) == "cpu" else time.perf_counter
 
 
@@ -53,13 +53,13 @@ class SearchPlayer(Player):
 
     # ----- the player interface ------------------------------------------------------------------
     def act(self, view: PublicView) -> int:
-        first_pick = num_actions(view.rules.kingdom_size) - 4
+        size = view.rules.kingdom_size
         if view.phase == PICK:
             plan = self._plan
             self._plan = None
             if plan is not None and plan[0] == _key(view):
-                return first_pick + plan[1]
-            return first_pick + self.choose_pick(view)
+                return pick_action(plan[1], size)
+            return pick_action(self.choose_pick(view), size)
         if view.phase != PLACE:
             raise ValueError("the game is over: no action to choose")
         action, slot = self.choose_turn(view)
@@ -90,7 +90,7 @@ class SearchPlayer(Player):
         """Candidate placement actions now (the discard alone when nothing can be placed)."""
         masks = self.candidate_masks(game)
         if masks is None:
-            return [num_actions(game.rules.kingdom_size) - 5]
+            return [discard_action(game.rules.kingdom_size)]
         return placement_actions(masks)
 
 

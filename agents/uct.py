@@ -20,7 +20,7 @@ import math
 
 from agents.playout import Playouts, number
 from agents.search import SearchPlayer
-from kdenv.actions import num_actions
+from kdenv.actions import pick_action, pick_slot
 from kdenv.game import OVER, PICK, Game
 from kdenv.view import PublicView
 
@@ -63,10 +63,10 @@ class UCTPlayer(SearchPlayer):
         child = next(iter(root.edges[action].nodes.values()), None)
         if child is None or not child.edges:
             return action, _top(self.fg.pick_options(view))  # never searched further: Full Greedy's pick
-        return action, self._most_visited(child) - (num_actions(view.rules.kingdom_size) - 4)
+        return action, pick_slot(self._most_visited(child), view.rules.kingdom_size)
 
     def choose_pick(self, view: PublicView) -> int:
-        return self._most_visited(self._search(view)) - (num_actions(view.rules.kingdom_size) - 4)
+        return pick_slot(self._most_visited(self._search(view)), view.rules.kingdom_size)
 
     def _most_visited(self, node: Node) -> int:
         return max(node.edges, key=lambda a: (node.edges[a].visits, node.edges[a].total))
@@ -74,8 +74,8 @@ class UCTPlayer(SearchPlayer):
     # ----- the search -------------------------------------------------------------------------------
     def _candidates(self, game: Game) -> list[int]:
         if game.phase == PICK:
-            first = num_actions(game.rules.kingdom_size) - 4
-            return [first + i for i, owner in enumerate(game.claims) if owner < 0]
+            size = game.rules.kingdom_size
+            return [pick_action(i, size) for i, owner in enumerate(game.claims) if owner < 0]
         return self.placements(game)
 
     def _search(self, view: PublicView) -> Node:
@@ -93,9 +93,9 @@ class UCTPlayer(SearchPlayer):
     def _root_order(self, view: PublicView) -> list[int]:
         """The root's actions, best first by Full Greedy's value (ties in random order): the order in which
         the root tries them, so that a budget smaller than the number of moves still sees the likely ones."""
-        first_pick = num_actions(view.rules.kingdom_size) - 4
+        size = view.rules.kingdom_size
         if view.phase == PICK:
-            scored = [(value, first_pick + slot) for value, slot in self.fg.pick_options(view)]
+            scored = [(value, pick_action(slot, size)) for value, slot in self.fg.pick_options(view)]
         else:
             masks = self.candidate_masks(view)
             if masks is None:

@@ -19,7 +19,7 @@ its ``scores``, ``placings``, ``seat`` and ``agents`` (the name in each seat), m
 ``info["_final_info"]``. Rewards, observations and illegal actions are those of the vector env, from
 the learner's seat. ``reset(seed=s)`` replays the same games for the same learner actions; the compiled
 opponents draw from numba's generator, which it seeds, so two envs stepped in turn in one process share
-that stream. ``training.vec_env`` wraps it as a Stable-Baselines3 ``VecEnv``.
+that stream. ``training.ppo.vec_env`` wraps it as a Stable-Baselines3 ``VecEnv``.
 """
 
 from __future__ import annotations

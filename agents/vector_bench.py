@@ -6,7 +6,7 @@ time): with observations and masks, with the gains as well (``gains=True``), and
 (``observations=False``), for 2, 3 and 4 players and Mighty Duel at ``num_envs`` 1, 64 and 256. Then the
 learner's view (:class:`agents.vector.LearnerVectorEnv`, 256 games) against 3 ``random`` and 3 ``fg``, in
 learner steps/s, with and without gains. In the same run, the reference: the AEC env
-(``kdenv.env.raw_env``) stepped the same way, one decision at a time, and the ratio of the vector env's
+(``kdenv.kingdomino_v0.raw_env``) stepped the same way, one decision at a time, and the ratio of the vector env's
 4-player figure to it. Rates are per CPU second of this process
 (per wall second in brackets), which stays meaningful on a shared machine.
 """
@@ -21,7 +21,7 @@ import numpy as np
 
 from agents.compiled import random_actions, seed
 from agents.vector import LearnerVectorEnv
-from kdenv.env import raw_env
+from kdenv.kingdomino_v0 import raw_env
 from kdenv.rules import Rules
 from kdenv.vector import VectorEnv
 
@@ -48,7 +48,7 @@ def timed(step: Callable[[], int], seconds: float) -> tuple[float, float]:
 def vector_rate(num_players: int, rules: Rules, num_envs: int, kind: dict, seconds: float) -> tuple:
     """Decisions/s of the vector env observing ``kind`` (its keywords) with random legal actions."""
     venv = VectorEnv(num_envs, num_players, rules=rules, copy=False, **kind)
-    obs, _ = venv.reset(seed=0)
+    venv.reset(seed=0)
     actions = np.zeros(num_envs, np.int64)
 
     def step() -> int:

@@ -1,6 +1,6 @@
 """kdenv: an exact, fast Kingdomino engine with PettingZoo and Gymnasium environments."""
 
-from kdenv.actions import Move, decode, discard_action, encode, num_actions, pick_action, place_action
+from kdenv.actions import Move, decode, discard_action, encode, num_actions, pick_action, pick_slot, place_action
 from kdenv.errors import IllegalMoveError, KingdominoError, RecordError
 from kdenv.game import Game, ScoreBreakdown, random_game
 from kdenv.kingdom import Kingdom, Property
@@ -11,19 +11,19 @@ from kdenv.view import PublicView
 __all__ = [
     "DOMINOES", "STUDY_RULES", "TERRAINS", "Domino", "Game", "Half", "IllegalMoveError", "Kingdom",
     "KingdominoError", "Move", "Property", "PublicView", "RecordError", "Rules", "ScoreBreakdown",
-    "decode", "discard_action", "domino", "encode", "num_actions", "pick_action", "place_action",
+    "decode", "discard_action", "domino", "encode", "num_actions", "pick_action", "pick_slot", "place_action",
     "random_game",
 ]  # fmt: skip
 
-_LAZY = {"env": "kdenv.env", "raw_env": "kdenv.env", "KingdominoSingleAgentEnv": "kdenv.wrappers"}
+_LAZY = {"env": "kdenv.kingdomino_v0", "raw_env": "kdenv.kingdomino_v0", "SingleAgentEnv": "kdenv.wrappers"}
 
 
-def __getattr__(name: str):
-    """``kdenv.env``, ``kdenv.raw_env`` and ``kdenv.KingdominoSingleAgentEnv`` on first use: they import
-    PettingZoo and Gymnasium (about half a second), which engine-only users should not pay for."""
+def __getattr__(name: str) -> object:
+    """``kdenv.env`` and ``kdenv.raw_env`` (those of :mod:`kdenv.kingdomino_v0`) and ``kdenv.SingleAgentEnv``
+    on first use: they import PettingZoo and Gymnasium (about half a second), which engine-only users should not
+    pay for."""
     if name not in _LAZY:
         raise AttributeError(f"module 'kdenv' has no attribute {name!r}")
     import importlib
 
-    module = importlib.import_module(_LAZY[name])
-    return module if name == "env" else getattr(module, name)  # the kdenv.env module is callable as env()
+    return getattr(importlib.import_module(_LAZY[name]), name)

@@ -39,6 +39,14 @@ def pick_action(slot: int, size: int = 5) -> int:
     return discard_action(size) + 1 + slot
 
 
+def pick_slot(action: int, size: int = 5) -> int:
+    """The slot of the next line that pick action ``action`` claims (inverse of :func:`pick_action`)."""
+    slot = action - pick_action(0, size)
+    if not 0 <= slot < MAX_LINE:
+        raise ValueError(f"action {action} is not a pick")
+    return slot
+
+
 def place_action(cell_a: tuple[int, int], cell_b: tuple[int, int], size: int = 5) -> int:
     """The action placing half A on castle-relative ``cell_a`` and half B on ``cell_b``."""
     step = (cell_b[0] - cell_a[0], cell_b[1] - cell_a[1])
@@ -59,7 +67,7 @@ class Move(NamedTuple):
     slot: int | None = None
 
     def __str__(self) -> str:
-        if self.kind == "place":
+        if self.cells is not None:
             (ra, ca), (rb, cb) = self.cells
             return f"place A@({ra},{ca}) B@({rb},{cb})"
         return "discard" if self.kind == "discard" else f"pick slot {self.slot}"
@@ -89,10 +97,10 @@ def decode(action: int, size: int = 5) -> Move:
 
 def encode(move: Move, size: int = 5) -> int:
     """Inverse of :func:`decode`."""
-    if move.kind == "place":
+    if move.kind == "place" and move.cells is not None:
         return place_action(move.cells[0], move.cells[1], size)
     if move.kind == "discard":
         return discard_action(size)
-    if move.kind == "pick":
+    if move.kind == "pick" and move.slot is not None:
         return pick_action(move.slot, size)
-    raise ValueError(f"unknown move kind {move.kind!r}")
+    raise ValueError(f"{move!r} is no move: a place with cells, a discard, or a pick with a slot")

@@ -38,7 +38,7 @@ def main(argv: list[str] | None = None) -> int:
 
     import pettingzoo
 
-    from kdenv.env import env
+    from kdenv.kingdomino_v0 import env
 
     try:
         import pygame  # noqa: F401  (connect_four_v3 imports it)

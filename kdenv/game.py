@@ -12,7 +12,7 @@ import random
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from kdenv.actions import decode, num_actions
+from kdenv.actions import decode, discard_action
 from kdenv.errors import IllegalMoveError, KingdominoError
 from kdenv.kingdom import Kingdom, Property, placement_actions
 from kdenv.rules import HARMONY_BONUS, MIDDLE_KINGDOM_BONUS, Rules
@@ -77,7 +77,7 @@ class Game:
         self.removed = removed  # dominoes out of the game (2-3 players): hidden information
         self.drawn: list[int] = []  # every domino drawn so far, in draw order
         self.moves: list[tuple[int, int, int]] = []  # (player, action, domino) in play order
-        self._discard = num_actions(rules.kingdom_size) - 5
+        self._discard = discard_action(rules.kingdom_size)
         # The set-up is a round in which the kings, in drawing order, pick and hold nothing.
         self.queue = list(king_order)  # owner of each king acting this round, in order
         self.held = [0] * len(king_order)  # domino under each of those kings (0: none yet)
@@ -144,32 +144,40 @@ class Game:
         if player is not None and player != p:
             raise IllegalMoveError(f"action {action} by player {player}: it is player {p}'s turn to {self.phase}")
         if self.phase == PLACE:
-            number = self.held[self.king]
-            masks = self._masks or self.placement_masks()
-            if 0 <= action < self._discard:
-                if not (masks[action & 3] >> (action >> 2)) & 1:
-                    self._illegal(action, self.kingdoms[p].why_not(number, action))
-                self.kingdoms[p].place(number, action)
-            elif action == self._discard:
-                if not self.rules.voluntary_discard and any(masks):
-                    self._illegal(action, "domino can be placed, so it must be (voluntary_discard is off)")
-                self.kingdoms[p].discards += 1
-            else:
-                self._illegal(action, f"it is time to place domino #{number}, not to pick")
-            self.moves.append((p, action, number))
-            if self.line:
+            self._place(action, p)
+            if self.line:  # the king picks next
                 self.phase = PICK
                 self._masks = None
                 return
         else:
-            slot = action - self._discard - 1
-            if not 0 <= slot < len(self.claims):
-                self._illegal(action, "it is time to pick a domino of the next line")
-            if self.claims[slot] >= 0:
-                self._illegal(action, f"domino #{self.line[slot]} is already claimed by player {self.claims[slot]}")
-            self.claims[slot] = p
-            self.moves.append((p, action, self.line[slot]))
+            self._pick(action, p)
         self._next_king()
+
+    def _place(self, action: int, p: int) -> None:
+        """Place (or discard) player ``p``'s held domino; IllegalMoveError (state unchanged) if illegal."""
+        number = self.held[self.king]
+        masks = self._masks or self.placement_masks()
+        if 0 <= action < self._discard:
+            if not (masks[action & 3] >> (action >> 2)) & 1:
+                self._illegal(action, self.kingdoms[p].why_not(number, action))
+            self.kingdoms[p].place(number, action)
+        elif action == self._discard:
+            if not self.rules.voluntary_discard and any(masks):
+                self._illegal(action, "domino can be placed, so it must be (voluntary_discard is off)")
+            self.kingdoms[p].discards += 1
+        else:
+            self._illegal(action, f"it is time to place domino #{number}, not to pick")
+        self.moves.append((p, action, number))
+
+    def _pick(self, action: int, p: int) -> None:
+        """Claim a slot of the next line for player ``p``; IllegalMoveError (state unchanged) if illegal."""
+        slot = action - self._discard - 1
+        if not 0 <= slot < len(self.claims):
+            self._illegal(action, "it is time to pick a domino of the next line")
+        if self.claims[slot] >= 0:
+            self._illegal(action, f"domino #{self.line[slot]} is already claimed by player {self.claims[slot]}")
+        self.claims[slot] = p
+        self.moves.append((p, action, self.line[slot]))
 
     def playout(self, rng: random.Random) -> Game:
         """Finish the game with uniformly random legal moves and return it.
@@ -330,7 +338,7 @@ class Game:
 
 def winners_of(standings: Sequence[Sequence[int]]) -> list[int]:
     """The players with the best standing (score, largest property, crowns): the winners of a finished game."""
-    best = max(standings)
+    best = max(standings, key=tuple)
     return [p for p, standing in enumerate(standings) if standing == best]
 
 

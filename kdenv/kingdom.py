@@ -12,8 +12,9 @@ from typing import NamedTuple
 from kdenv.frame import DIRECTIONS, Frame, frame
 from kdenv.tiles import DOMINOES, NUM_TERRAINS, TERRAIN_LETTERS, parse_half
 
-HALVES: tuple[tuple[int, int, int, int], ...] = ((0, 0, 0, 0),) + tuple(
-    (d.a.terrain, d.a.crowns, d.b.terrain, d.b.crowns) for d in DOMINOES
+HALVES: tuple[tuple[int, int, int, int], ...] = (
+    (0, 0, 0, 0),
+    *((d.a.terrain, d.a.crowns, d.b.terrain, d.b.crowns) for d in DOMINOES),
 )
 """HALVES[n] = (terrain A, crowns A, terrain B, crowns B) of domino n (index 0 unused)."""
 

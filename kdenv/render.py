@@ -3,7 +3,8 @@
 Both take a :class:`~kdenv.game.Game` or :class:`~kdenv.view.PublicView` (only public state is read) and
 show every kingdom (its S x S area around the squares laid so far), the current line (which king is on
 which domino, which kings are done, who acts now), the next line with its claims, and the domino in hand.
-``render_rgb`` draws with numpy only (a few milliseconds a frame), so it suits video recording.
+``render_rgb`` draws with numpy, and the scores' text with Pillow (a few milliseconds a frame), so it suits
+video recording.
 """
 
 from __future__ import annotations
@@ -150,11 +151,6 @@ _REACHABLE, _OUTSIDE = np.array((232, 224, 206), np.uint8), np.array((214, 206, 
 _PLAYER_RGB = np.array(((214, 40, 40), (36, 100, 210), (176, 60, 176), (232, 150, 20)), np.uint8)
 _GOLD, _INK = np.array((255, 214, 0), np.uint8), np.array((40, 32, 24), np.uint8)
 _GREY = np.array((170, 160, 150), np.uint8)
-_DIGITS = [
-    "111101101101111", "010110010010111", "111001111100111", "111001111001111", "101101111001001",
-    "111100111001111", "111100111101111", "111001010010010", "111101111101111", "111101111001111",
-]  # fmt: skip
-"""3 x 5 pixel digits 0-9, row by row."""
 _CROWN = np.array([[1, 0, 1, 0, 1], [1, 1, 1, 1, 1], [1, 1, 1, 1, 1]], bool)
 _TOWER = np.array([[1, 0, 1, 0, 1, 0, 1], [1, 1, 1, 1, 1, 1, 1], [1, 1, 1, 1, 1, 1, 1], [1, 1, 1, 0, 1, 1, 1],
                    [1, 1, 1, 0, 1, 1, 1]], bool)  # fmt: skip
@@ -166,11 +162,26 @@ def _glyph(image: np.ndarray, mask: np.ndarray, y: int, x: int, colour, scale: i
     image[y : y + mask.shape[0], x : x + mask.shape[1]][mask] = colour
 
 
-def _number(image: np.ndarray, value: int, y: int, x: int, colour, scale: int = 2) -> None:
-    """Draw a non-negative integer with the top-left corner at (y, x)."""
-    for i, ch in enumerate(str(value)):
-        digit = np.array([int(b) for b in _DIGITS[int(ch)]], bool).reshape(5, 3)
-        _glyph(image, digit, y, x + i * 4 * scale, colour, scale)
+_TEXT_SIZE = 14  # pixels: the height of Pillow's default font in the player bars
+
+
+@cache
+def _ink(text: str) -> np.ndarray:
+    """How much ink (0 to 1) each pixel of ``text`` takes in Pillow's default font, cropped to the letters."""
+    from PIL import Image, ImageDraw, ImageFont
+
+    font = ImageFont.load_default(_TEXT_SIZE)
+    left, top, right, bottom = font.getbbox(text)
+    canvas = Image.new("L", (int(right), int(bottom)))
+    ImageDraw.Draw(canvas).text((0, 0), text, fill=255, font=font)
+    return np.asarray(canvas, np.float32)[int(top) :, int(left) :] / 255
+
+
+def _text(image: np.ndarray, text: str, y: int, x: int, colour) -> None:
+    """Write ``text`` with the top-left corner of its letters at (y, x), blended into the picture."""
+    ink = _ink(text)[..., None]
+    area = image[y : y + ink.shape[0], x : x + ink.shape[1]]
+    area[:] = (area * (1 - ink) + np.asarray(colour, np.float32) * ink).astype(np.uint8)
 
 
 @cache
@@ -180,7 +191,7 @@ def _canvas(height: int, width: int) -> np.ndarray:
 
 
 @cache
-def _tile(terrain: int, crowns: int) -> np.ndarray:
+def _tile(terrain: int | None, crowns: int) -> np.ndarray:
     """A CELL x CELL picture of one square: the terrain's colour, a darker edge, a gold mark per crown;
     terrain -1 is the castle, terrain None an empty cell (crowns 1: still reachable, 0: not)."""
     tile = np.empty((CELL, CELL, 3), np.uint8)
@@ -233,9 +244,8 @@ def _kingdom_picture(kingdom) -> np.ndarray:
             index = (top + r) * f.width + left + c
             y, x = r * CELL, c * CELL
             content = _cell(kingdom, index)
-            if content is None:
-                content = (None, kingdom.window >> index & 1)
-            image[y : y + CELL, x : x + CELL] = _tile(*content)
+            tile = _tile(*content) if content is not None else _tile(None, kingdom.window >> index & 1)
+            image[y : y + CELL, x : x + CELL] = tile
     return image
 
 
@@ -255,7 +265,7 @@ def render_rgb(state, viewer: int | None = None) -> np.ndarray:
     for i, p in enumerate(seats):
         x = _PAD + i * (side + 2 * _PAD)
         image[_PAD : _PAD + _BAR, x : x + side] = _PLAYER_RGB[p]
-        _number(image, scores[p], _PAD + 3, x + 4, 255)
+        _text(image, str(scores[p]), _PAD + 3, x + 4, 255)
         if p in winners:
             _glyph(image, _CROWN, _PAD + 3, x + side - 24, _GOLD, 3)
         image[_PAD + _BAR : _PAD + _BAR + side, x : x + side] = _kingdom_picture(state.kingdoms[p])

@@ -11,9 +11,11 @@ import json
 import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 from kdenv.actions import decode, discard_action, pick_action, place_action
 from kdenv.errors import IllegalMoveError, KingdominoError, RecordError
+from kdenv.files import JsonFileError, append_jsonl, parse_json, parse_jsonl, read_text, write_atomically
 from kdenv.game import OVER, Game
 from kdenv.rules import Rules
 
@@ -49,7 +51,7 @@ def _field(record: dict, name: str, kind: type | tuple[type, ...]):
     if name not in record:
         raise RecordError(f"record has no {name!r} field")
     value = record[name]
-    if not isinstance(value, kind) or isinstance(value, bool) and kind is not bool:
+    if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
         raise RecordError(f"record field {name!r} has the wrong type ({type(value).__name__})")
     return value
 
@@ -58,7 +60,7 @@ def _action_of(move: dict, index: int, game: Game) -> int:
     size = game.rules.kingdom_size
     kind = move.get("action")
     if kind == "place":
-        cells = move.get("cells")
+        cells: Any = move.get("cells")
         try:
             return place_action(tuple(cells[0]), tuple(cells[1]), size)
         except (TypeError, IndexError, ValueError) as err:
@@ -78,6 +80,15 @@ def replay_record(record: dict) -> Game:
 
     Returns the game re-played; raises RecordError naming the first field or move that is wrong.
     """
+    game = _dealt(record)
+    for index, move in enumerate(_field(record, "moves", list)):
+        _replay_move(game, move, index)
+    _check_final(record, game)
+    return game
+
+
+def _dealt(record: Any) -> Game:
+    """The game a record deals, before any move."""
     if not isinstance(record, dict):
         raise RecordError("a record must be a JSON object")
     if record.get("format") != FORMAT:
@@ -85,29 +96,36 @@ def replay_record(record: dict) -> Game:
     num_players = _field(record, "num_players", int)
     try:
         rules = Rules.from_dict(_field(record, "rules", dict))
-        game = Game.from_deck(
+        return Game.from_deck(
             num_players, rules, _field(record, "deck", list), _field(record, "king_order", list), record.get("seed")
         )
     except RecordError:
         raise
     except (KingdominoError, TypeError) as err:
         raise RecordError(f"record set-up: {err}") from None
-    for index, move in enumerate(_field(record, "moves", list)):
-        if not isinstance(move, dict):
-            raise RecordError(f"moves[{index}] must be an object")
-        if game.phase == OVER:
-            raise RecordError(f"moves[{index}]: the game is already over")
-        if move.get("player") != game.current_player:
-            raise RecordError(
-                f"moves[{index}].player is {move.get('player')!r}, but it is player {game.current_player}'s turn"
-            )
-        expected = game.held_domino if game.phase == "place" else None
-        if expected is not None and move.get("domino") != expected:
-            raise RecordError(f"moves[{index}].domino is {move.get('domino')!r}, but the king holds #{expected}")
-        try:
-            game.step(_action_of(move, index, game), move["player"])
-        except IllegalMoveError as err:
-            raise RecordError(f"moves[{index}]: {err}") from None
+
+
+def _replay_move(game: Game, move: Any, index: int) -> None:
+    """Play ``moves[index]`` of a record, checking who plays it and with which domino."""
+    if not isinstance(move, dict):
+        raise RecordError(f"moves[{index}] must be an object")
+    if game.phase == OVER:
+        raise RecordError(f"moves[{index}]: the game is already over")
+    if move.get("player") != game.current_player:
+        raise RecordError(
+            f"moves[{index}].player is {move.get('player')!r}, but it is player {game.current_player}'s turn"
+        )
+    expected = game.held_domino if game.phase == "place" else None
+    if expected is not None and move.get("domino") != expected:
+        raise RecordError(f"moves[{index}].domino is {move.get('domino')!r}, but the king holds #{expected}")
+    try:
+        game.step(_action_of(move, index, game), move["player"])
+    except IllegalMoveError as err:
+        raise RecordError(f"moves[{index}]: {err}") from None
+
+
+def _check_final(record: dict, game: Game) -> None:
+    """The record's final scores and winners, if it has them, are those of the game re-played."""
     final = record.get("final")
     if final is not None:
         if game.phase != OVER:
@@ -118,48 +136,29 @@ def replay_record(record: dict) -> Game:
             raise RecordError(f"final.scores {final.get('scores')} differ from the re-played {game.scores()}")
         if final.get("winners") != game.winners():
             raise RecordError(f"final.winners {final.get('winners')} differ from the re-played {game.winners()}")
-    return game
 
 
 def read_records(path: str | os.PathLike) -> Iterator[dict]:
     """The records of a file: one JSON object (``.json``) or one per line (``.jsonl``)."""
-    path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as err:
-        raise RecordError(f"cannot read {path}: {err.strerror}") from None
-    except UnicodeDecodeError:
-        raise RecordError(f"{path} is not a UTF-8 text file of game records (.json or .jsonl)") from None
-    stripped = text.lstrip()
-    if path.suffix == ".json" or (stripped.startswith("{") and "\n{" not in stripped.rstrip()):
-        yield _parse(text, f"{path}")
-        return
-    for number, line in enumerate(text.splitlines(), start=1):
-        if line.strip():
-            yield _parse(line, f"{path}:{number}")
-
-
-def _parse(text: str, where: str) -> dict:
-    """One JSON value; a one-line RecordError for bad JSON or JSON nested too deeply to read."""
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as err:
-        raise RecordError(f"{where}: not valid JSON ({err.msg} at line {err.lineno})") from None
-    except RecursionError:
-        raise RecordError(f"{where}: JSON nested too deeply to be a game record") from None
+        text = read_text(path)
+        stripped = text.lstrip()
+        if Path(path).suffix == ".json" or (stripped.startswith("{") and "\n{" not in stripped.rstrip()):
+            yield parse_json(text, f"{path}")
+        else:
+            yield from parse_jsonl(text, f"{path}")
+    except JsonFileError as err:
+        raise RecordError(str(err)) from None
 
 
 def append_record(path: str | os.PathLike, record: dict) -> None:
     """Append ``record`` as one line to a JSON Lines file and flush it to disk."""
-    with open(path, "a") as stream:
-        stream.write(json.dumps(record, separators=(",", ":")) + "\n")
-        stream.flush()
-        os.fsync(stream.fileno())
+    append_jsonl(path, record)
 
 
 def write_record(path: str | os.PathLike, record: dict) -> None:
     """Write one record as a readable ``.json`` file."""
-    Path(path).write_text(json.dumps(record, indent=1) + "\n")
+    write_atomically(path, json.dumps(record, indent=1) + "\n")
 
 
 # ----- the `kdenv replay` command ---------------------------------------------------------------

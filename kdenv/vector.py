@@ -14,7 +14,7 @@ Row i is one game, seen by the player to move (``info["current_player"][i]``) in
 action mask is the engine's legal actions. Actions are the codec of :mod:`kdenv.actions`.
 
 * **Rewards** ``(N, num_players)`` float64, each player's reward from the step, under the AEC env's
-  options (``"rank"``, ``"margin"``, ``"score"``, see :mod:`kdenv.env`).
+  options (``"rank"``, ``"margin"``, ``"score"``, see :mod:`kdenv.kingdomino_v0`).
 * **Autoreset**: Gymnasium's ``SAME_STEP`` mode. A game that ends in a step is dealt again within that
   step: its row of the observation is the new game's first decision, ``terminations[i]`` is True, and
   ``info["final_info"]`` holds the finished games' ``scores`` and ``placings`` (N, num_players), marked
@@ -45,9 +45,9 @@ from kdenv.core.machine import MADE, Games, games, placings, standings, start_al
 from kdenv.core.observe import Seen, redraw_rows, seen
 from kdenv.core.tables import Tables, tables
 from kdenv.encoding import observation_space
-from kdenv.env import REWARDS, make_rules
 from kdenv.errors import IllegalMoveError, KingdominoError
 from kdenv.game import Game
+from kdenv.kingdomino_v0 import REWARDS, make_rules
 from kdenv.replay import to_record
 from kdenv.rules import Rules
 from kdenv.tiles import NUM_DOMINOES
@@ -109,7 +109,7 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         self._rng = np.random.default_rng()
         self.observations = observations
         mask_space = spaces.Box(0, 1, (t.num_actions,), np.int8)
-        single = {"action_mask": mask_space}
+        single: dict[str, spaces.Space] = {"action_mask": mask_space}
         if observations:
             single = {**observation_space(num_players, self.rules.kingdom_size, gains), **single}
         self.single_observation_space = spaces.Dict(single)
@@ -213,7 +213,7 @@ class VectorEnv(gymnasium.vector.VectorEnv):
 
     def _obs(self) -> dict:
         """The observation in the buffers (copies unless ``copy=False``)."""
-        obs = {"action_mask": self._mask}
+        obs: dict[str, np.ndarray] = {"action_mask": self._mask}
         if self.observations:
             obs = {"board": self._board, "features": self._features, **obs}
         return {k: v.copy() for k, v in obs.items()} if self.copy else obs

@@ -1,49 +1,58 @@
 """The single-agent Gymnasium view of Kingdomino, for Stable-Baselines3 and friends.
 
-:class:`KingdominoSingleAgentEnv` seats one learner at a table of policies: ``step(action)`` plays the
-learner's decision, then lets the opponents play until it is the learner's turn again or the game is
-over, and returns the **learner's own** reward (never the reward of whoever moved last, the pitfall of
-PettingZoo's SB3 tutorial). ``action_masks()`` gives the boolean mask that sb3_contrib's MaskablePPO
-asks for. Observations are the ``{"board", "features"}`` Dict of :mod:`kdenv.encoding`, from the learner's
-seat; rewards are those of :mod:`kdenv.env` (``"rank"``, ``"margin"``, ``"score"``).
-
-Importing this module registers the env with Gymnasium as ``kdenv/Kingdomino-v0``::
-
-    import kdenv.wrappers  # or: gymnasium.make("kdenv.wrappers:kdenv/Kingdomino-v0", ...)
-    env = gymnasium.make("kdenv/Kingdomino-v0", num_players=4, opponents=["random"] * 3)
+:class:`SingleAgentEnv` seats one learner at a table of policies: ``step(action)`` plays the learner's
+decision, then lets the opponents play until it is the learner's turn again or the game is over, and
+returns the **learner's own** reward (never the reward of whoever moved last, the pitfall of PettingZoo's
+SB3 tutorial). ``action_masks()`` gives the boolean mask that sb3_contrib's MaskablePPO asks for.
+Observations are the ``{"board", "features"}`` Dict of :mod:`kdenv.encoding`, from the learner's seat;
+rewards are those of :mod:`kdenv.kingdomino_v0` (``"rank"``, ``"margin"``, ``"score"``).
 
 An illegal learner action (one the mask forbids) ends the episode with reward ``illegal_reward``
-(-1) and ``info["illegal_move"]`` saying why, the convention of ``kdenv.env.env()`` and PettingZoo's
+(-1) and ``info["illegal_move"]`` saying why, the convention of ``kdenv.kingdomino_v0.env()`` and PettingZoo's
 classic games; ``illegal_reward=None`` raises :class:`~kdenv.errors.IllegalMoveError` instead.
 
-Opponents, one per other seat, ``opponents[i]`` sitting at seat ``(learner + 1 + i) % num_players``:
-a spec string for :func:`agents.registry.make_player` (``"random"``, ``"fg"``, ``"ppo:PATH"``), an
-:class:`agents.base.Player`, or a callable ``f(observation, action_mask) -> action`` that gets the same
-Dict observation (from its own seat) and int8 mask a learner gets, so a frozen copy of a policy can play.
+Opponents, one per other seat, ``opponents[i]`` sitting at seat ``(learner + 1 + i) % num_players``: an
+object with ``reset(seat, seed)`` and ``act(view)`` (an ``agents.Player``), or a callable
+``f(observation, action_mask) -> action`` that gets the same Dict observation (from its own seat) and int8
+mask a learner gets, so a frozen copy of a policy can play. Players named by spec strings (``"fg"``,
+``"ppo:PATH"``) are made in the players' package: ``agents.single_agent.KingdominoSingleAgentEnv``, registered
+with Gymnasium as ``kdenv/Kingdomino-v0``, is this view with specs resolved.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import gymnasium
 import numpy as np
 from gymnasium import spaces
 
 from kdenv.encoding import action_mask
-from kdenv.env import raw_env
 from kdenv.errors import IllegalMoveError, KingdominoError
+from kdenv.game import Game
+from kdenv.kingdomino_v0 import raw_env
 from kdenv.rules import Rules
 from kdenv.view import PublicView
 
-Opponent = Any  # a spec string, an agents.base.Player, or a callable (observation, action_mask) -> action
+
+@runtime_checkable
+class TablePlayer(Protocol):
+    """What the view asks of an opponent object (``agents.Player`` has it; a ``spec`` names it in records)."""
+
+    def reset(self, seat: int, seed: int | None = None) -> None: ...
+
+    def act(self, view: PublicView) -> int: ...
+
+
+Policy = Callable[[dict, np.ndarray], int]  # (observation, action_mask) -> action
+Opponent = TablePlayer | Policy
 
 
 class _PolicyOpponent:
     """Adapts a callable on (observation, action_mask) to the act(view) interface of players."""
 
-    def __init__(self, policy: Callable[[dict, np.ndarray], int], env: raw_env) -> None:
+    def __init__(self, policy: Policy, env: raw_env) -> None:
         self.policy = policy
         self.env = env
         self.spec = getattr(policy, "spec", getattr(policy, "__name__", type(policy).__name__))
@@ -52,26 +61,11 @@ class _PolicyOpponent:
         self.seat = seat
 
     def act(self, view: PublicView) -> int:
-        game = self.env.game
+        game = self.env.dealt
         return int(self.policy(self.env.encoder.encode(game, self.seat), action_mask(game)))
 
 
-def _make_opponent(opponent: Opponent, env: raw_env):
-    """A player object (reset(seat, seed), act(view), spec) for one opponent description."""
-    if isinstance(opponent, str):
-        from agents.registry import make_player  # lazily: kdenv must not import agents at import time
-
-        return make_player(opponent, env.num_players, env.rules)
-    if hasattr(opponent, "act") and hasattr(opponent, "reset"):
-        return opponent
-    if callable(opponent):
-        return _PolicyOpponent(opponent, env)
-    raise KingdominoError(
-        f"opponent {opponent!r} is neither a player spec string, a Player, nor a callable(observation, mask)"
-    )
-
-
-class KingdominoSingleAgentEnv(gymnasium.Env):
+class SingleAgentEnv(gymnasium.Env):
     """One learner against fixed (or swappable) opponents; a Gymnasium env with action masks."""
 
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 2}
@@ -80,7 +74,7 @@ class KingdominoSingleAgentEnv(gymnasium.Env):
         self,
         num_players: int = 4,
         rules: Rules | None = None,
-        opponents: Sequence[Opponent] | None = None,
+        opponents: Sequence[Any] = (),
         seat: int | None = None,
         reward: str = "rank",
         render_mode: str | None = None,
@@ -105,19 +99,34 @@ class KingdominoSingleAgentEnv(gymnasium.Env):
         self.observation_space = self.aec.encoder.space
         self.action_space = spaces.Discrete(self.aec.num_actions)
         self.learner = 0  # the learner's seat in the current episode
-        self.set_opponents(["random"] * (num_players - 1) if opponents is None else opponents)
+        self.set_opponents(opponents)
 
-    def set_opponents(self, opponents: Sequence[Opponent]) -> None:
+    def set_opponents(self, opponents: Sequence[Any]) -> None:
         """Use these opponents from the next reset on (one per other seat, in seat order after the learner)."""
         if isinstance(opponents, (str, bytes)) or len(opponents) != self.num_players - 1:
             n = self.num_players
             raise KingdominoError(f"give a list of {n - 1} opponents for a {n}-player game")
-        self.opponents = [_make_opponent(o, self.aec) for o in opponents]
+        self.opponents = [self.make_opponent(o) for o in opponents]
+
+    def make_opponent(self, opponent: Any) -> TablePlayer:
+        """The player object (``reset(seat, seed)``, ``act(view)``, ``spec``) for one opponent."""
+        if isinstance(opponent, TablePlayer):
+            return opponent
+        if isinstance(opponent, str):
+            raise KingdominoError(
+                f"opponent {opponent!r} is a player spec; make the player first (agents.make_player), "
+                "or use agents.single_agent.KingdominoSingleAgentEnv, which takes specs"
+            )
+        if callable(opponent):
+            return _PolicyOpponent(opponent, self.aec)
+        raise KingdominoError(
+            f"opponent {opponent!r} is neither a player (reset, act) nor a callable (observation, mask)"
+        )
 
     @property
-    def game(self):
+    def game(self) -> Game:
         """The game being played (the engine's Game)."""
-        return self.aec.game
+        return self.aec.dealt
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
         """Deal a new game, choose the learner's seat (random unless fixed), let opponents play first moves."""
@@ -133,7 +142,7 @@ class KingdominoSingleAgentEnv(gymnasium.Env):
         self.aec.agent_names = [
             "learner" if p == self.learner else getattr(self._players[p], "spec", "?") for p in range(n)
         ]
-        self._view = PublicView(self.aec.game)
+        self._view = PublicView(self.game)
         self._play_opponents()  # no reward for the learner can arise before its first move
         return self._observe()
 
@@ -143,17 +152,17 @@ class KingdominoSingleAgentEnv(gymnasium.Env):
         learner = aec.possible_agents[self.learner]
         aec.step(action)  # IllegalMoveError if illegal_reward is None
         reward = aec.rewards[learner]
-        if aec.terminations[learner] and not aec.game.is_over:  # ended by an illegal move
+        if aec.terminations[learner] and not self.game.is_over:  # ended by an illegal move
             obs, info = self._observe()
             info["illegal_move"] = aec.infos[learner]["illegal_move"]
             return obs, float(reward), True, False, info
         reward += self._play_opponents()
         obs, info = self._observe()
-        return obs, float(reward), aec.game.is_over, False, info
+        return obs, float(reward), self.game.is_over, False, info
 
     def _play_opponents(self) -> float:
         """Let opponents act until the learner must act or the game ends; the learner's reward meanwhile."""
-        aec, game = self.aec, self.aec.game
+        aec, game = self.aec, self.game
         learner = aec.possible_agents[self.learner]
         reward = 0.0
         while not game.is_over and game.current_player != self.learner:
@@ -161,12 +170,13 @@ class KingdominoSingleAgentEnv(gymnasium.Env):
             aec.step(self._players[seat].act(self._view))
             if aec.terminations[learner] and not game.is_over:
                 reason = aec.infos[aec.possible_agents[seat]]["illegal_move"]
-                raise IllegalMoveError(f"opponent {self._players[seat].spec!r} in seat {seat}: {reason}")
+                name = getattr(self._players[seat], "spec", "?")
+                raise IllegalMoveError(f"opponent {name!r} in seat {seat}: {reason}")
             reward += aec.rewards[learner]
         return reward
 
     def _observe(self) -> tuple[dict, dict]:
-        game = self.aec.game
+        game = self.game
         info: dict[str, Any] = {"seat": self.learner}
         if game.is_over:
             info["scores"] = game.scores()
@@ -175,7 +185,7 @@ class KingdominoSingleAgentEnv(gymnasium.Env):
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions as a bool array (all False once the game is over)."""
-        return action_mask(self.aec.game).astype(bool)
+        return action_mask(self.game).astype(bool)
 
     def render(self) -> str | np.ndarray | None:
         return self.aec.render()
@@ -189,7 +199,3 @@ class KingdominoSingleAgentEnv(gymnasium.Env):
             close = getattr(opponent, "close", None)
             if close is not None:
                 close()
-
-
-if "kdenv/Kingdomino-v0" not in gymnasium.registry:
-    gymnasium.register("kdenv/Kingdomino-v0", entry_point="kdenv.wrappers:KingdominoSingleAgentEnv")

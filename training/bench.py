@@ -10,7 +10,7 @@ BENCHMARKS: dict[str, str] = {
     "env": "kdenv.env_bench",  # AEC turns/s against connect_four
     "playouts": "agents.bench",  # random and Full-Greedy playouts from the first round
     "vector": "agents.vector_bench",  # the vector env and the learner's view, against the AEC env
-    "train": "training.bench_train",  # MaskablePPO learner steps/s on the vector env, and where time goes
+    "train": "training.ppo.bench_train",  # MaskablePPO learner steps/s on the vector env, and where time goes
 }
 
 

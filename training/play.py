@@ -127,6 +127,12 @@ def _hint(text: str, code: str, game: Game, codes: dict[str, int]) -> str:
         return f"{text!r} is not a move code; type one of the codes listed above, e.g. {example} (? for help)"
     if not placing:
         return f"now you pick a domino of the next line ({' '.join(codes)}), not place one"
+    return _placement_hint(match, game, example)
+
+
+def _placement_hint(match: re.Match, game: Game, example: str) -> str:
+    """Why the two cells of a placement code are no legal placement of the held domino."""
+    held = domino(game.held_domino)
     size = game.rules.kingdom_size
     cells = []
     for letter, digits in (match.group(1, 2), match.group(3, 4)):

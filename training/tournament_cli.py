@@ -16,6 +16,8 @@ import argparse
 from agents.registry import PLAYERS, make_player
 from kdenv.errors import KingdominoError
 from kdenv.rules import STUDY_RULES, Rules
+from training.arena.report import print_results, win_summary
+from training.arena.stats import Results
 
 DEFAULT_AGENTS = ("random", "gprd", "fg", "ppo:default")  # those that exist here are used without --agents
 QUICK_GAMES = 240  # --quick: games of the built-in players (seconds to a minute on 2 cores)
@@ -48,14 +50,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--quick", action="store_true", help=f"a short tournament of the built-in players ({QUICK_GAMES} games)"
     )
-    parser.add_argument("--protocol", choices=["study"], help="study: --agent vs three fg, 4 players, MK + Harmony")
+    parser.add_argument(
+        "--protocol", choices=["study"], help="study: --agent vs three --opponent (fg), 4 players, MK + Harmony"
+    )
     parser.add_argument("--agent", metavar="SPEC", help="the agent measured by --protocol study")
+    parser.add_argument(
+        "--opponent", metavar="SPEC", help=f"the three opponents of --protocol study (default {STUDY_OPPONENT})"
+    )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
 def run(args: argparse.Namespace) -> int:
-    from training.report import print_results
-    from training.tournament import Tournament
+    from training.arena.tournament import Tournament
 
     agents, players, games, rules, out = _settings(args)
     if args.workers is not None and args.workers < 1:
@@ -72,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
         raise
     print_results(results)
     if args.protocol == "study":
-        print(_study_line(results, args.agent))
+        print(_study_line(results, args.agent, args.opponent or STUDY_OPPONENT))
     if tournament.failures:
         print(f"{len(tournament.failures)} game(s) failed (see {out}/errors.jsonl); re-run to retry them")
     paths = tournament.write_reports(results)
@@ -87,9 +93,10 @@ def _settings(args: argparse.Namespace) -> tuple[list[str], int, int, Rules, str
             raise KingdominoError("--protocol study needs --agent SPEC (the agent to measure against three fg)")
         if args.agents or args.players not in (None, 4) or args.rules or args.quick:
             raise KingdominoError("--protocol study fixes the table (--agent vs 3 fg, 4 players, MK + Harmony)")
-        name = args.agent.replace(":", "_").replace("/", "_").replace("=", "-")
-        return [args.agent] + [STUDY_OPPONENT] * 3, 4, _games(args, 100), STUDY_RULES, args.out or f"runs/study-{name}"
-    if args.agent:
+        opponent = args.opponent or STUDY_OPPONENT
+        name = "-vs-".join(_file_name(spec) for spec in [args.agent] + ([opponent] if args.opponent else []))
+        return [args.agent] + [opponent] * 3, 4, _games(args, 100), STUDY_RULES, args.out or f"runs/study-{name}"
+    if args.agent or args.opponent:
         raise KingdominoError("--agent is for --protocol study; use --agents SPEC SPEC ... for a tournament")
     agents = args.agents or _default_agents()
     players = args.players or max(2, min(4, len(agents)))
@@ -98,6 +105,10 @@ def _settings(args: argparse.Namespace) -> tuple[list[str], int, int, Rules, str
     games = _games(args, QUICK_GAMES if args.quick else 100)
     out = args.out or ("runs/tournament-quick" if args.quick else "runs/tournament")
     return agents, players, games, Rules.from_names(args.rules), out
+
+
+def _file_name(spec: str) -> str:
+    return spec.replace(":", "_").replace("/", "_").replace("=", "-")
 
 
 def _games(args: argparse.Namespace, default: int) -> int:
@@ -118,11 +129,8 @@ def _default_agents() -> list[str]:
     return agents
 
 
-def _study_line(results, agent: str) -> str:
-    """The study's two figures for the measured agent: win rate and margin over the best fg."""
+def _study_line(results: Results, agent: str, opponent: str) -> str:
+    """The study's two figures for the measured agent: win rate and margin over the best opponent."""
     a = results.agent(agent)
-    return (
-        f"study protocol: {agent} vs 3 x {STUDY_OPPONENT} (4 players, Middle Kingdom + Harmony), {a.games} games: "
-        f"win rate {a.win_rate:.1%} [95% CI {a.win_low:.1%}, {a.win_high:.1%}] (chance: 25%), "
-        f"mean margin vs best opponent {a.margin:+.1f} ± {a.margin_ci:.1f}, mean score {a.score:.1f}"
-    )
+    table = f"{agent} vs 3 x {opponent} (4 players, Middle Kingdom + Harmony)"
+    return f"study protocol: {table}, {a.games} games: {win_summary(a, chance=0.25)}"

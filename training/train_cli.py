@@ -5,8 +5,6 @@ from __future__ import annotations
 import argparse
 import sys
 
-from training.config import ConfigError
-
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("config", nargs="?", help="YAML config (see configs/); optional with --resume")
@@ -22,8 +20,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from training.config import load_config
-    from training.train import Interrupted, load_run_config, train
+    from training.ppo.config import ConfigError, load_config
+    from training.ppo.train import Interrupted, load_run_config, train
 
     if args.config:
         config = load_config(args.config, args.overrides)

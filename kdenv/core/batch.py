@@ -1,7 +1,7 @@
 """Whole batches of games in one compiled call: check and play one action per game, observe every game.
 
 These loops are what :class:`kdenv.vector.VectorEnv` calls once a step; the rewards are those of the
-AEC env (:mod:`kdenv.env`): ``RANK`` and ``MARGIN`` at the end, ``SCORE`` after each placement or discard.
+AEC env (:mod:`kdenv.kingdomino_v0`): ``RANK`` and ``MARGIN`` at the end, ``SCORE`` after each placement or discard.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from kdenv.core.jit import jit
 from kdenv.core.machine import FINISHED, PHASE, PLACING, apply, placings, player, standings
 from kdenv.core.observe import observe, redraw, write_mask
 
-RANK, MARGIN, SCORE = range(3)  # reward kinds, in the order of kdenv.env.REWARDS
+RANK, MARGIN, SCORE = range(3)  # reward kinds, in the order of kdenv.kingdomino_v0.REWARDS
 
 
 @jit

@@ -213,16 +213,14 @@ def test_fg_leaves_no_single_square_hole_when_it_can():
         kingdom = game.kingdoms[0]
         a, b = cells_of(game, fg.act(game, random.Random(seed)))
         after = kingdom.copy()
-        after.place(1, 4 * a + [d for d in range(4) if a + kingdom.frame.steps[d] == b][0])
+        after.place(1, 4 * a + next(d for d in range(4) if a + kingdom.frame.steps[d] == b))
         hole = kingdom.frame.cell(1, 0)
         neighbours = kingdom.frame.neighbours(1 << hole) & centred_masks(5)[0]
         assert neighbours & ~after.occupied, "FG sealed a single-square hole"
 
 
 def test_setup_pick_takes_the_most_crowns_on_one_half():
-    game = Game.from_deck(
-        4, STUDY_RULES, [1, 29, 45, 48] + list(range(2, 29)) + list(range(30, 45)) + [46, 47], [0, 1, 2, 3]
-    )
+    game = Game.from_deck(4, STUDY_RULES, [1, 29, 45, 48, *range(2, 29), *range(30, 45), 46, 47], [0, 1, 2, 3])
     assert game.line == [1, 29, 45, 48]
     action = FullGreedy().act(game, random.Random(0))
     assert action == num_actions(5) - 4 + 3  # 48 = W | M3

@@ -12,7 +12,8 @@ from agents.kernel import POLICY_CODES, Snapshot
 from agents.playout import EPSILON
 from kdenv.game import PLACE, Game
 from kdenv.view import PublicView
-from tests.engine.test_properties import SET_UPS, game_after, seeds, set_ups
+from tests.helpers.games import game_after
+from tests.strategies import SET_UPS, seeds, set_ups
 
 decisions = st.integers(0, 120)
 

@@ -14,7 +14,7 @@ def game_placing(number: int, picture: str | None = None, rules: Rules | None = 
     in_play = rules.setup(players)[1]
     # Domino ``number`` is in the first line and player 0, drawn first, takes it; it is then the
     # lowest domino of the line only if the others are higher, so put the low numbers later.
-    deck = [number] + sorted(others, reverse=True)[: in_play - 1]
+    deck = [number, *sorted(others, reverse=True)[: in_play - 1]]
     kings = rules.setup(players)[0]
     king_order = [p for p in range(players) for _ in range(kings)]
     game = Game.from_deck(players, rules, deck, king_order)

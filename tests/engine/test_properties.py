@@ -12,17 +12,8 @@ from kdenv.replay import replay_record, to_record
 from kdenv.rules import Rules
 from kdenv.view import PublicView
 from tests.engine.reference import NaiveKingdom, replay_naively
-
-SET_UPS = [
-    (2, Rules()),
-    (3, Rules()),
-    (4, Rules()),
-    (2, Rules(kingdom_size=7)),
-    (4, Rules(middle_kingdom=True, harmony=True)),
-    (3, Rules(voluntary_discard=True, harmony=True)),
-]
-set_ups = st.sampled_from(SET_UPS)
-seeds = st.integers(0, 2**32 - 1)
+from tests.helpers.games import game_after
+from tests.strategies import seeds, set_ups
 
 
 def random_api_game(players: int, rules: Rules, seed: int, check_moves: bool = False) -> Game:
@@ -43,17 +34,6 @@ def random_api_game(players: int, rules: Rules, seed: int, check_moves: bool = F
         move = decode(action, rules.kingdom_size)
         if move.kind == "place":
             naive[player].place(number, *move.cells)
-    return game
-
-
-def game_after(players: int, rules: Rules, seed: int, decisions: int) -> Game:
-    """A game after (at most) ``decisions`` random decisions."""
-    game = Game(players, rules, seed)
-    rng = random.Random(seed)
-    for _ in range(decisions):
-        if game.is_over:
-            break
-        game.step(rng.choice(game.legal_actions()))
     return game
 
 

@@ -11,9 +11,9 @@ from pettingzoo.test import api_test, render_test, seed_test
 from pettingzoo.utils import OrderEnforcingWrapper
 
 import kdenv
-from kdenv.env import env, raw_env
 from kdenv.errors import IllegalMoveError, KingdominoError
 from kdenv.game import Game
+from kdenv.kingdomino_v0 import env, raw_env
 from kdenv.replay import replay_record
 from kdenv.rules import Rules
 
@@ -200,7 +200,7 @@ def test_deepcopy_and_pickle_mid_game_keep_the_game_and_play_on_independently():
 
     import numpy as np
 
-    from kdenv.env import env as make_env
+    from kdenv.kingdomino_v0 import env as make_env
 
     original = make_env(num_players=3, reward="score")
     original.reset(seed=4)

@@ -1,9 +1,9 @@
 """Fixtures of the tournament tests: the fake players registered for the test (also in worker processes)."""
 
 import pytest
-from tournament_fakes import FAKES
 
 from agents.registry import PLAYERS
+from tests.helpers.fakes import FAKES
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ import pytest
 from kdenv.errors import KingdominoError
 from kdenv.game import Game
 from kdenv.rules import Rules
-from training.schedule import SEATINGS, Schedule, ScheduleError
+from training.arena.schedule import SEATINGS, Schedule, ScheduleError
 
 
 def schedule(num_agents: int, players: int, games: int = 1, rules: Rules | None = None) -> Schedule:

@@ -4,8 +4,8 @@ import math
 
 import pytest
 
-from training.ratings import competition_ranks, rate_games
-from training.stats import clustered_mean, summarize, t95, wilson
+from training.arena.ratings import competition_ranks, rate_games
+from training.arena.stats import clustered_mean, summarize, t95, wilson
 
 
 def test_wilson_interval_matches_known_values():

@@ -8,7 +8,7 @@ import pytest
 from agents.registry import PlayerSpecError
 from kdenv.replay import read_records, replay_record
 from kdenv.rules import Rules
-from training.tournament import Tournament, TournamentError, run_tournament
+from training.arena.tournament import Tournament, TournamentError, run_tournament
 
 
 def test_every_game_is_recorded_and_replays_with_duplicate_deals(tmp_path):

@@ -1,30 +1,10 @@
-"""Shared fixtures: a tiny checkpoint written by agents.checkpoint."""
+"""Fixtures of the training tests: a tiny checkpoint file."""
 
 from __future__ import annotations
 
 import pytest
 
-SETTINGS = {
-    "format": "kdenv-ppo/1",
-    "num_players": 4,
-    "kingdom_size": 5,
-    "rules": {"kingdom_size": 5, "middle_kingdom": True, "harmony": True, "voluntary_discard": False},
-    "reward": "rank",
-    "network": {"channels": 8, "blocks": 1, "hidden": 16},
-}
-
-
-def write_checkpoint(path, settings: dict, state: dict | None = None) -> None:
-    """A player-only checkpoint, written by the checkpoint module itself."""
-    import torch
-
-    from agents.checkpoint import write_player
-    from agents.ppo_player import build_policy
-
-    if state is None:
-        torch.manual_seed(0)
-        state = build_policy(settings).state_dict()
-    write_player(path, settings, state)
+from tests.helpers.checkpoints import SETTINGS, write_checkpoint
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from agents.greedy import FullGreedy
 from kdenv.game import OVER, Game
 from kdenv.replay import replay_record
 from kdenv.rules import STUDY_RULES
-from training.bc import BOARD_LEVELS, fg_choices, imitation_loss, teacher_decisions
+from training.ppo.bc import BOARD_LEVELS, fg_choices, imitation_loss, teacher_decisions
 
 
 def test_fg_plays_one_of_its_best_moves():
@@ -66,9 +66,8 @@ def test_imitation_loss_rewards_mass_on_the_target_set():
 
 
 def test_dagger_records_the_students_games_with_the_teachers_labels():
-    from conftest import SETTINGS
-
     from agents.ppo_player import build_policy
+    from tests.helpers.checkpoints import SETTINGS
 
     torch.manual_seed(0)
     student = build_policy(SETTINGS)

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from training.config import ConfigError, Stage, TrainConfig, config_from_dict, load_config
+from training.ppo.config import ConfigError, Stage, TrainConfig, config_from_dict, load_config
 
 
 def test_every_shipped_config_loads():

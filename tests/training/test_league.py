@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from training.league import League, OpponentSampler
+from training.ppo.league import League, OpponentSampler
 
 
 def test_pool_keeps_the_newest_snapshots():
@@ -50,9 +50,8 @@ def test_league_entries_without_a_policy_fall_back():
 
 
 def test_the_latest_policy_is_one_batched_opponent_for_every_seat():
-    from conftest import SETTINGS
-
     from agents.ppo_player import build_policy
+    from tests.helpers.checkpoints import SETTINGS
 
     sampler = OpponentSampler(3, {"latest": 1.0}, settings=SETTINGS, seed=1)
     sampler.update(latest=build_policy(SETTINGS).state_dict())

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from training.evaluate import plot_league, plot_learning_curve
+from training.ppo.pictures import plot_league, plot_learning_curve
 
 
 def test_learning_curve_and_league_ratings_are_drawn_from_the_evaluations(tmp_path):

@@ -6,13 +6,13 @@ import json
 import zipfile
 
 import pytest
-from conftest import SETTINGS, write_checkpoint
 
 from agents.arena import play_game
 from agents.ppo_player import DEFAULT_CHECKPOINT, CheckpointError, PPOPlayer
 from agents.registry import PlayerSpecError, make_player
 from kdenv.game import Game
 from kdenv.rules import STUDY_RULES
+from tests.helpers.checkpoints import SETTINGS, write_checkpoint
 
 
 def _one_line(err: Exception) -> bool:
@@ -106,7 +106,7 @@ def test_default_checkpoint_plays_legal_games():
 
 def test_a_checkpoint_at_another_table_is_refused_before_any_game(tiny_checkpoint):
     from kdenv.rules import Rules
-    from training.tournament import Tournament
+    from training.arena.tournament import Tournament
 
     with pytest.raises(CheckpointError, match="trained for 4 players at kingdom size 5 and cannot play 2 players"):
         make_player(f"ppo:{tiny_checkpoint}", 2, Rules())
@@ -131,8 +131,8 @@ def test_the_default_takes_the_shipped_checkpoint_of_its_table_or_says_there_is_
 
 
 def test_the_gymnasium_view_refuses_a_wrong_table_checkpoint_when_made(tiny_checkpoint):
+    from agents.single_agent import KingdominoSingleAgentEnv
     from kdenv.rules import Rules
-    from kdenv.wrappers import KingdominoSingleAgentEnv
 
     with pytest.raises(CheckpointError, match="cannot play 3 players"):
         KingdominoSingleAgentEnv(3, Rules(), [f"ppo:{tiny_checkpoint}", "random"])
@@ -152,9 +152,9 @@ def test_a_checkpoint_reads_the_observations_it_was_trained_on(tmp_path, tiny_ch
     game = play_game([player] + [make_player("fg") for _ in range(3)], Game(4, STUDY_RULES, 3))
     assert game.is_over
     venv = LearnerVectorEnv(2, 4, opponents=[f"ppo:{gains}"] * 3, rules=STUDY_RULES, gains=True)
-    obs, _ = venv.reset(seed=0)
+    venv.reset(seed=0)
     for _ in range(60):
-        obs, *_ = venv.step(np.array([np.flatnonzero(row)[0] for row in venv.action_masks()]))
+        venv.step(np.array([np.flatnonzero(row)[0] for row in venv.action_masks()]))
     with pytest.raises(CheckpointError, match="trained on observations with gains .* gains=True"):
         LearnerVectorEnv(2, 4, opponents=[f"ppo:{gains}"] * 3, rules=STUDY_RULES)
     with pytest.raises(CheckpointError, match="without gains .* gains=False"):

@@ -10,8 +10,8 @@ from agents.arena import play_game
 from agents.registry import make_player
 from kdenv.game import Game
 from kdenv.rules import STUDY_RULES
-from training.config import ConfigError, load_config
-from training.train import LAST, load_run_config, train
+from training.ppo.config import ConfigError, load_config
+from training.ppo.train import LAST, load_run_config, train
 
 
 @pytest.mark.slow

@@ -4,11 +4,11 @@ import numpy as np
 import pytest
 
 from agents.vector import LearnerVectorEnv
-from kdenv.env import raw_env
 from kdenv.errors import IllegalMoveError, KingdominoError
+from kdenv.kingdomino_v0 import raw_env
 from kdenv.replay import replay_record
 from kdenv.rules import Rules
-from tests.vector.test_vector_env import random_actions
+from tests.helpers.games import random_actions
 
 TABLES = [
     (4, Rules(middle_kingdom=True, harmony=True), ["fg", "gprd", "random"], "rank"),
@@ -46,7 +46,7 @@ def test_learner_observations_and_rewards_are_the_aec_envs_and_opponents_play_le
         masks = venv.action_masks()
         for i in range(2):
             history[i].append((obs["board"][i], obs["features"][i], masks[i]))
-        obs, rewards, terminated, truncated, info = venv.step(random_actions(masks, rng))
+        obs, rewards, terminated, _, info = venv.step(random_actions(masks, rng))
         for i in range(2):
             history[i][-1] += (rewards[i],)
         if terminated.any():
@@ -76,9 +76,9 @@ def test_a_batched_opponent_is_called_once_per_decision_across_the_waiting_games
         return mask.argmax(axis=1)
 
     venv = LearnerVectorEnv(8, 4, opponents=[first_legal, "fg", first_legal], seat=0)
-    obs, _ = venv.reset(seed=0)
+    venv.reset(seed=0)
     for _ in range(30):
-        obs, *_ = venv.step(random_actions(venv.action_masks(), np.random.default_rng(0)))
+        venv.step(random_actions(venv.action_masks(), np.random.default_rng(0)))
     assert max(calls) == 8  # the seat-0 learner's games keep in step: all eight wait together
     assert len(calls) < 30 * 2 * 2 * 8 / 4
 

@@ -5,10 +5,10 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-from sb3_contrib import MaskablePPO  # noqa: E402
-from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported  # noqa: E402
+from sb3_contrib import MaskablePPO
+from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
 
-from training.vec_env import KingdominoVecEnv  # noqa: E402
+from training.ppo.vec_env import KingdominoVecEnv
 
 
 def test_maskable_ppo_learns_a_few_updates_and_every_action_it_plays_is_legal():
@@ -28,7 +28,7 @@ def test_maskable_ppo_learns_a_few_updates_and_every_action_it_plays_is_legal():
         masks = get_action_masks(env)
         actions, _ = model.predict(obs, action_masks=masks)
         assert masks[np.arange(16), actions].all()
-        obs, rewards, dones, infos = env.step(actions)
+        obs, _, dones, infos = env.step(actions)
         for done, info in zip(dones, infos, strict=True):
             if done:
                 ended += 1

@@ -5,18 +5,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kdenv.env import REWARDS, raw_env
 from kdenv.errors import IllegalMoveError
+from kdenv.kingdomino_v0 import REWARDS, raw_env
 from kdenv.replay import replay_record
 from kdenv.vector import VectorEnv
-from tests.engine.test_properties import SET_UPS, set_ups
+from tests.helpers.games import random_actions
+from tests.strategies import SET_UPS, set_ups
 
 NUM_ENVS = 3
-
-
-def random_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """A uniformly random legal action per row of a mask."""
-    return np.array([rng.choice(np.flatnonzero(row)) for row in mask], np.int64)
 
 
 def aec_twin(venv: VectorEnv, i: int, reward: str) -> raw_env:

@@ -1,6 +1,6 @@
 """Training speed (`kdenv bench train`): MaskablePPO learner steps/s on the vector env, and where the time goes.
 
-One MaskablePPO run on :class:`training.vec_env.KingdominoVecEnv` (4 players, study rules), the learner
+One MaskablePPO run on :class:`training.ppo.vec_env.KingdominoVecEnv` (4 players, study rules), the learner
 against three copies of ``--opponents``, for ``--seconds`` of learning. It prints learner steps/s and the
 share of the time spent in the env (stepping the games, observing), in the opponents (compiled or batched
 moves), in the policy's forward pass while collecting rollouts, and in the PPO update. Network and PPO
@@ -21,7 +21,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 
 from agents.policy_network import KingdomPolicy, policy_kwargs
 from kdenv.rules import STUDY_RULES
-from training.vec_env import KingdominoVecEnv
+from training.ppo.vec_env import KingdominoVecEnv
 
 
 class _Clock:

@@ -13,22 +13,17 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 
-from training.ratings import rate_games
+from training.arena.ratings import rate_games
 
 Z95 = 1.959963984540054  # two-sided 95% normal quantile
-# two-sided 95% quantiles of Student's t, 1 to 30 degrees of freedom
-# fmt: off
-_T95 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
-        2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042)
-# fmt: on
 
 
 def t95(df: int) -> float:
-    """Two-sided 95% quantile of Student's t with ``df`` degrees of freedom (table to 30, then a series)."""
-    if df <= len(_T95):
-        return _T95[df - 1]
-    z = Z95
-    return z + (z**3 + z) / (4 * df) + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * df * df)
+    """Two-sided 95% quantile of Student's t with ``df`` degrees of freedom (scipy's), to the three decimals of
+    printed t tables, with which the published intervals were computed (so they come out the same)."""
+    from scipy.stats import t  # on first use: scipy takes a while to import
+
+    return round(float(t.ppf(0.975, df)), 3)
 
 
 def wilson(successes: float, n: float, z: float = Z95) -> tuple[float, float]:

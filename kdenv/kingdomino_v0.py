@@ -1,4 +1,3 @@
-# noqa: D212, D415
 """
 # Kingdomino
 
@@ -6,9 +5,9 @@ A PettingZoo AEC environment for Kingdomino (2-4 players, official variants), on
 engine in :mod:`kdenv.game`. Each step is one decision of the acting king; the draft decides who acts
 next, so ``agent_selection`` follows the kings on the lines, not a round-robin.
 
-| Creation           | `from kdenv.env import env; env(num_players=4)` or `kdenv.env(num_players=4)`      |
+| Creation           | `from kdenv import kingdomino_v0; kingdomino_v0.env(num_players=4)`                |
 |--------------------|------------------------------------------------------------------------------------|
-| Registered         | `pettingzoo.make("aec", "kdenv/kingdomino-v0", ...)` once `kdenv.env` is imported  |
+| Registered         | `pettingzoo.make("aec", "kdenv/kingdomino-v0", ...)` once this module is imported  |
 | Actions            | Discrete                                                                           |
 | Parallel API       | No                                                                                 |
 | Agents             | `agents = ['player_0', ..., 'player_{n-1}']`, n = 2, 3 or 4                        |
@@ -98,8 +97,6 @@ from __future__ import annotations
 
 import operator
 import random
-import sys
-import types
 from typing import Any
 
 import gymnasium
@@ -192,7 +189,7 @@ class DirectOrderEnforcingWrapper(OrderEnforcingWrapper):
 class raw_env(AECEnv, EzPickle):
     """Kingdomino as a PettingZoo AEC env; illegal actions raise IllegalMoveError."""
 
-    metadata = {
+    metadata: dict[str, Any] = {
         "render_modes": ["human", "ansi", "rgb_array"],
         "name": "kingdomino_v0",
         "is_parallelizable": False,
@@ -273,51 +270,68 @@ class raw_env(AECEnv, EzPickle):
         else:
             game_seed = self._seeds.randrange(2**62)
         if options and "deck" in options:
-            deck, king_order = options["deck"], options.get("king_order")
-            self.game = Game.from_deck(self.num_players, self.rules, list(deck), list(king_order), seed)
+            deck, king_order = options["deck"], options["king_order"]
+            game = Game.from_deck(self.num_players, self.rules, list(deck), list(king_order), seed)
         else:
-            self.game = Game(self.num_players, self.rules, game_seed)
+            game = Game(self.num_players, self.rules, game_seed)
+        self.game = game
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {a: {} for a in self.agents}
-        self.agent_selection = self.possible_agents[self.game.current_player]
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
+        self.agent_selection = self.possible_agents[game.current_player]
         self._scores = [0] * self.num_players  # so that the "score" rewards of a game sum to the final score
         if self.render_mode == "human":
             self.render()
 
+    @property
+    def dealt(self) -> Game:
+        """The game in play; a KingdominoError before the first reset()."""
+        if self.game is None:
+            raise KingdominoError("no game yet: call reset() first")
+        return self.game
+
     def observe(self, agent: str) -> dict[str, Any]:
         seat = self._seat[agent]
-        game = self.game
+        game = self.dealt
         if agent == self.agent_selection and game.phase != OVER:
             mask = action_mask(game)
         else:
             mask = np.zeros(self.num_actions, np.int8)
         return {"observation": self.encoder.encode(game, seat), "action_mask": mask}
 
-    def step(self, action: int | None) -> None:
+    def step(self, action: Any) -> None:
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
+        game = self.dealt
+        player, placing = game.current_player, game.phase == PLACE
+        try:
+            game.step(self._index(action, agent), player)  # IllegalMoveError with the engine's reason, game unchanged
+        except IllegalMoveError as err:
+            if self.illegal_reward is None:
+                raise
+            self._end_on_illegal_move(agent, err, self.illegal_reward)
+            return
+        self._reward(game, agent, player, placing)
+        if self.render_mode == "human":
+            self.render()
+
+    def _index(self, action: Any, agent: str) -> int:
+        """``action`` as an index of the action space; an IllegalMoveError for anything else."""
         try:
             index = operator.index(action)
         except TypeError:
             index = -1
-        game = self.game
-        player = game.current_player
-        placing = game.phase == PLACE
-        try:
-            if not 0 <= index < self.num_actions:
-                raise IllegalMoveError(f"action {action!r} by {agent} is outside the action space {self._action_space}")
-            game.step(index, player)  # IllegalMoveError with the engine's reason, game unchanged
-        except IllegalMoveError as err:
-            if self.illegal_reward is None:
-                raise
-            self._end_on_illegal_move(agent, err)
-            return
+        if not 0 <= index < self.num_actions:
+            raise IllegalMoveError(f"action {action!r} by {agent} is outside the action space {self._action_space}")
+        return index
+
+    def _reward(self, game: Game, agent: str, player: int, placing: bool) -> None:
+        """After a legal move: the step's rewards, then the next agent, or the end of the game."""
         self._cumulative_rewards[agent] = 0.0
         self.rewards = dict.fromkeys(self.agents, 0.0)
         rewarded = placing and self.reward == "score"
@@ -334,15 +348,13 @@ class raw_env(AECEnv, EzPickle):
             self.agent_selection = self.possible_agents[game.current_player]
         if rewarded:  # (all-zero rewards add nothing)
             self._accumulate_rewards()
-        if self.render_mode == "human":
-            self.render()
 
-    def _end_on_illegal_move(self, agent: str, err: IllegalMoveError) -> None:
-        """The classic games' convention: the game ends, the offender gets illegal_reward, the others 0."""
+    def _end_on_illegal_move(self, agent: str, err: IllegalMoveError, reward: float) -> None:
+        """The classic games' convention: the game ends, the offender gets ``reward``, the others 0."""
         EnvLogger.warn_on_illegal_move()
         self._cumulative_rewards[agent] = 0.0
         self.rewards = dict.fromkeys(self.agents, 0.0)
-        self.rewards[agent] = float(self.illegal_reward)
+        self.rewards[agent] = float(reward)
         self.infos[agent]["illegal_move"] = str(err)
         self.terminations = dict.fromkeys(self.agents, True)
         self._accumulate_rewards()
@@ -362,21 +374,11 @@ class raw_env(AECEnv, EzPickle):
 
     def record(self, agents: list[str] | None = None) -> dict:
         """The ``kingdomino-replay/1`` record of the game so far."""
-        return to_record(self.game, agents=agents if agents is not None else self.agent_names)
+        return to_record(self.dealt, agents=agents if agents is not None else self.agent_names)
 
     def close(self) -> None:
         """Nothing to release (rendering keeps no window)."""
 
 
 if "kdenv/kingdomino-v0" not in aec_registry:
-    register("aec", "kdenv/kingdomino-v0", entry_point="kdenv.env:env")
-
-
-class _CallableModule(types.ModuleType):
-    """Lets ``kdenv.env(...)`` (the issue's spelling) call :func:`env` although ``kdenv.env`` is this module."""
-
-    def __call__(self, **kwargs: Any) -> AECEnv:
-        return env(**kwargs)
-
-
-sys.modules[__name__].__class__ = _CallableModule
+    register("aec", "kdenv/kingdomino-v0", entry_point="kdenv.kingdomino_v0:env")

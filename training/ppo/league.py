@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from training.ratings import Rating, Ratings
+from training.arena.ratings import Rating, Ratings
 
 
 @dataclass

@@ -2,15 +2,15 @@
 
 Example::
 
-    from training.tournament import Tournament, run_tournament
+    from training.arena.tournament import Tournament, run_tournament
 
     t = Tournament(["random", "gprd", "fg"], players=3, games=120, out="runs/demo")
     results = t.run(workers=2)       # plays what is not in runs/demo/games.jsonl yet
     t.write_reports(results)         # results.json, results.md, ratings.png
     results.agent("fg").win_rate     # or all at once: run_tournament([...], players=3, games=120, out=...)
 
-Who sits where and on which deal is :mod:`training.schedule`; the statistics are
-:mod:`training.stats` and :mod:`training.ratings`; the output is :mod:`training.report`.
+Who sits where and on which deal is :mod:`training.arena.schedule`; the statistics are
+:mod:`training.arena.stats` and :mod:`training.arena.ratings`; the output is :mod:`training.arena.report`.
 
 With an output directory ``DIR`` a tournament keeps ``DIR/tournament.json`` (its settings),
 ``DIR/games.jsonl`` (one ``kingdomino-replay/1`` record per finished game, written by the parent
@@ -36,12 +36,14 @@ from agents.arena import play_game
 from agents.base import Player
 from agents.registry import PLAYERS, make_player
 from kdenv.errors import KingdominoError
+from kdenv.files import JsonFileError, append_jsonl, read_jsonl, write_atomically
 from kdenv.game import Game
 from kdenv.replay import append_record, to_record
 from kdenv.rules import Rules
-from training.pool import worker_pool
-from training.schedule import Schedule, ScheduledGame
-from training.stats import Results, summarize
+from training.arena.pool import worker_pool
+from training.arena.schedule import Schedule, ScheduledGame
+from training.arena.stats import Results, summarize
+from training.progress import ProgressBar
 
 FORMAT = "kdenv-tournament/1"
 
@@ -181,14 +183,14 @@ class Tournament:
         self._read_finished(out)  # every check before anything is written
         try:
             out.mkdir(parents=True, exist_ok=True)
-            _write_atomic(path, json.dumps(self.settings, indent=1) + "\n")
+            write_atomically(path, json.dumps(self.settings, indent=1) + "\n")
         except OSError as err:
             raise TournamentError(f"cannot write the tournament to {out}: {err.strerror or err}") from None
 
     def _read_finished(self, out: Path) -> None:
         """Take the finished games of ``out/games.jsonl``; a game of another tournament there is an error."""
         scheduled = {g.game_id: g for g in self.schedule.games()}
-        for record in _read_games(out / "games.jsonl", self.notes):
+        for record in self._finished_records(out / "games.jsonl"):
             game = scheduled.get(record.get("tournament", {}).get("game_id"))
             if game is None:  # beyond a shorter --games than before: kept in the file, left out of the results
                 continue
@@ -199,6 +201,19 @@ class Tournament:
                     "use another --out, or delete it to start again"
                 )
             self.records.setdefault(game.game_id, _summary(record))
+
+    def _finished_records(self, path: Path) -> Iterator[dict]:
+        """The records of a games.jsonl, dropping a last line cut short by a kill (that game is played again)."""
+
+        def note(cut: Path) -> None:
+            self.notes.append(f"dropped a truncated last line of {cut} (that game will be played again)")
+
+        try:
+            yield from read_jsonl(path, on_cut_tail=note)
+        except JsonFileError as err:
+            raise TournamentError(
+                f"{err.where} is not a valid record; remove that line to resume the tournament"
+            ) from None
 
     def _check_same(self, old: dict) -> None:
         new = self.settings
@@ -224,9 +239,10 @@ class Tournament:
         pending = self.pending
         workers = max(1, min(workers or os.cpu_count() or 1, len(pending) or 1))
         outcomes = self._play_here(pending) if workers == 1 else self._play_in_pool(pending, workers)
-        with closing(outcomes), _progress_bar(self.schedule.total, len(self.records), progress) as advance:
+        bar = ProgressBar("tournament (games)", self.schedule.total, len(self.records), enabled=progress, stderr=True)
+        with closing(outcomes), bar:
             for outcome in outcomes:
-                self._accept(outcome, advance)
+                self._accept(outcome, bar)
                 if on_outcome is not None:
                     on_outcome(outcome)
         return self.results()
@@ -237,13 +253,13 @@ class Tournament:
             raise TournamentError("no finished games to report on")
         return summarize(self.records.values())
 
-    def _accept(self, outcome: Outcome, advance: Callable[[str | None], None]) -> None:
+    def _accept(self, outcome: Outcome, bar: ProgressBar) -> None:
         game = outcome.game
         if outcome.record is not None:
             self.records[game.game_id] = _summary(outcome.record)
             if self.out is not None:
                 append_record(self.out / "games.jsonl", outcome.record)
-            advance(None)
+            bar.advance()
             return
         self.failures.append(outcome)
         where = ""
@@ -256,13 +272,14 @@ class Tournament:
                 "error": outcome.error,
                 "traceback": outcome.trace,
             }
-            with open(self.out / "errors.jsonl", "a") as stream:
-                stream.write(json.dumps(error) + "\n")
+            append_jsonl(self.out / "errors.jsonl", error)
             where = f" (traceback in {self.out / 'errors.jsonl'})"
-        advance(
-            f"game {game.game_id} failed: {outcome.error} - agents {list(game.agents)}, "
-            f"deal seed {game.deal_seed}, play seed {game.play_seed}{where}"
+        bar.print(
+            f"error: game {game.game_id} failed: {outcome.error} - agents {list(game.agents)}, "
+            f"deal seed {game.deal_seed}, play seed {game.play_seed}{where}",
+            style="red",
         )
+        bar.advance()
 
     def _play_here(self, pending: list[ScheduledGame]) -> Iterator[Outcome]:
         seats = Seats()
@@ -302,7 +319,7 @@ class Tournament:
 
     def write_reports(self, results: Results) -> list[Path]:
         """Write results.json, results.md and ratings.png to the output directory; returns their paths."""
-        from training.report import write_reports
+        from training.arena.report import write_reports
 
         if self.out is None:
             raise TournamentError("this tournament has no output directory to write reports to")
@@ -330,77 +347,3 @@ def run_tournament(
 def _summary(record: dict) -> dict:
     """What the results need of a record (the moves stay in games.jsonl, not in memory)."""
     return {key: record[key] for key in ("seed", "agents", "final", "tournament")}
-
-
-def _read_games(path: Path, notes: list[str]) -> Iterator[dict]:
-    """Records of a games.jsonl, dropping a last line cut short by a kill (the file is truncated to match)."""
-    if not path.exists():
-        return
-    data = path.read_bytes()
-    lines = data.split(b"\n")
-    for number, line in enumerate(lines[:-1], start=1):
-        if not line.strip():
-            continue
-        try:
-            yield json.loads(line)
-        except json.JSONDecodeError:
-            raise TournamentError(
-                f"{path}:{number} is not a valid record; remove that line to resume the tournament"
-            ) from None
-    tail = lines[-1]
-    if tail.strip():  # a write cut short: the file does not end with a newline
-        with open(path, "r+b") as stream:
-            stream.truncate(len(data) - len(tail))
-        notes.append(f"dropped a truncated last line of {path} (that game will be played again)")
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text)
-    os.replace(tmp, path)
-
-
-class _progress_bar:
-    """A rich progress bar (games done, rate, ETA); ``advance(message)`` counts a game, printing a failure's message."""
-
-    def __init__(self, total: int, done: int, enabled: bool) -> None:
-        self.total, self.done, self.enabled = total, done, enabled
-
-    def __enter__(self) -> Callable[[str | None], None]:
-        from rich.console import Console
-        from rich.progress import (
-            BarColumn,
-            MofNCompleteColumn,
-            Progress,
-            TextColumn,
-            TimeElapsedColumn,
-            TimeRemainingColumn,
-        )
-        from rich.text import Text
-
-        self.progress = Progress(
-            TextColumn("[bold]tournament"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("games"),
-            TextColumn("{task.fields[rate]}"),
-            TimeElapsedColumn(),
-            TextColumn("ETA"),
-            TimeRemainingColumn(),
-            console=Console(stderr=True),
-            disable=not self.enabled,
-        )
-        self.progress.start()
-        task = self.progress.add_task("games", total=self.total, completed=self.done, rate="")
-
-        def advance(message: str | None) -> None:
-            if message is not None:
-                self.progress.console.print(Text(f"error: {message}", style="red"))
-            self.progress.advance(task)
-            speed = self.progress.tasks[0].speed
-            self.progress.update(task, rate=f"{speed:.1f}/s" if speed else "")
-
-        return advance
-
-    def __exit__(self, *exc) -> None:
-        self.progress.stop()

@@ -37,4 +37,4 @@ class CrashPlayer(Player):
         return actions[self.rng.randrange(len(actions))]
 
 
-FAKES = {"greedy1": "tournament_fakes:OnePlyGreedy", "crash": "tournament_fakes:CrashPlayer"}
+FAKES = {"greedy1": "tests.helpers.fakes:OnePlyGreedy", "crash": "tests.helpers.fakes:CrashPlayer"}

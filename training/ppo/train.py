@@ -1,9 +1,9 @@
 """MaskablePPO on the vector env, top to bottom: the config, the envs, the network, the warm start, the loop.
 
-``train(config)`` makes (or reopens, to resume) a run directory (:mod:`training.run`), seats the learner
+``train(config)`` makes (or reopens, to resume) a run directory (:mod:`training.ppo.run`), seats the learner
 in ``ppo.n_envs`` games of one vector env against opponents drawn by the league's sampler, builds the
 network, warms it up by imitating Full Greedy, and runs ``model.learn`` with the run's duties as
-callbacks (:mod:`training.callbacks`): league, evaluation, checkpoints, progress.
+callbacks (:mod:`training.ppo.callbacks`): league, evaluation, checkpoints, progress.
 """
 
 from __future__ import annotations
@@ -21,20 +21,19 @@ from stable_baselines3.common.logger import configure as configure_logger
 from agents.checkpoint import load_optimizer, read_checkpoint, save_model
 from agents.policy_network import KingdomPolicy, policy_kwargs
 from kdenv.errors import KingdominoError
-from training.bc import behaviour_clone
-from training.callbacks import (
+from training.ppo.bc import behaviour_clone
+from training.ppo.callbacks import (
     CheckpointCallback,
     EvaluationCallback,
     LeagueCallback,
     ProgressCallback,
     RunState,
 )
-from training.config import ConfigError, TrainConfig
-from training.evaluate import evaluation_pool
-from training.league import League, OpponentSampler
+from training.ppo.config import ConfigError, TrainConfig
+from training.ppo.league import League, OpponentSampler
+from training.ppo.run import BC, LAST, RunDirectory, checkpoint_settings, load_run_config
+from training.ppo.vec_env import KingdominoVecEnv
 from training.progress import ProgressBar
-from training.run import BC, LAST, RunDirectory, checkpoint_settings, load_run_config
-from training.vec_env import KingdominoVecEnv
 
 __all__ = ["LAST", "load_run_config", "train"]
 
@@ -44,16 +43,7 @@ def train(config: TrainConfig, resume: str | Path | None = None) -> Path:
     torch.set_num_threads(config.ppo.threads)
     settings = checkpoint_settings(config)
 
-    # the run: a new directory, or the one to resume with its weights and state
-    if resume is not None:
-        run = RunDirectory.open(resume)
-        saved, weights = read_checkpoint(run.path / LAST)
-        if any(saved.get(key, False) != settings[key] for key in ("network", "num_players", "gains")):
-            raise ConfigError(f"cannot resume {str(run.path)!r} with a different network, table size or gains")
-        saved_state = saved.get("training", {})
-        run.forget_evaluations_after(saved_state.get("step", 0))
-    else:
-        run, weights, saved_state = RunDirectory.create(config), None, {}
+    run, weights, saved_state = open_run(config, settings, resume)
     state = RunState.from_dict(saved_state, League(config.league.pool_size, config.league.prioritise))
     step = saved_state.get("step", 0)
 
@@ -61,25 +51,14 @@ def train(config: TrainConfig, resume: str | Path | None = None) -> Path:
     n = config.env.num_players
     sampler = OpponentSampler(n - 1, config.curriculum[0].opponents, settings, config.seed + step)
     env = make_env(config, sampler, seed=config.seed * 1000 + step)
-    pool = evaluation_pool(config.eval.workers)  # only for opponents that do not play in the vector env
     try:
         # the network, started from the saved weights, an init checkpoint, or imitation of the teacher
         model = build_model(config, env, seed=config.seed + step)
         model.set_logger(configure_logger(str(run.tensorboard / "ppo"), ["tensorboard"]))
         if weights is not None:
-            model.policy.load_state_dict(weights)
-            optimizer = load_optimizer(run.path / LAST)
-            if optimizer is not None:
-                model.policy.optimizer.load_state_dict(optimizer)
-            model.num_timesteps = step
+            resume_model(model, weights, run, step)
         elif config.init:
-            init_settings, init_weights = read_checkpoint(config.init)
-            if any(init_settings.get(key, False) != settings[key] for key in ("network", "gains")):
-                raise ConfigError(
-                    f"config key 'init': {config.init!r} has network {init_settings.get('network')} and gains "
-                    f"{init_settings.get('gains', False)}; give one of the same network and observation"
-                )
-            model.policy.load_state_dict(init_weights)
+            start_from(model, config.init, settings)
         if weights is None and config.bc.games:
             try:
                 warm_start(config, model, run, settings)
@@ -89,7 +68,7 @@ def train(config: TrainConfig, resume: str | Path | None = None) -> Path:
 
         # the loop: model.learn with the run's duties as callbacks
         progress = ProgressCallback(config, state, run)
-        evaluation = EvaluationCallback(config, state, run, settings, pool, progress)
+        evaluation = EvaluationCallback(config, state, run, settings, progress)
         checkpoint = CheckpointCallback(config, state, run, settings)
         callbacks = CallbackList(
             [LeagueCallback(config, state, sampler, run, settings), evaluation, checkpoint, progress]
@@ -107,8 +86,40 @@ def train(config: TrainConfig, resume: str | Path | None = None) -> Path:
             raise Interrupted(run.path, model.num_timesteps)
     finally:
         env.close()
-        pool.shutdown(cancel_futures=True)
     return run.path
+
+
+def open_run(config: TrainConfig, settings: dict, resume: str | Path | None) -> tuple[RunDirectory, dict | None, dict]:
+    """(the run directory, the weights to resume from, the saved training state): a new run, or the one to resume."""
+    if resume is None:
+        return RunDirectory.create(config), None, {}
+    run = RunDirectory.open(resume)
+    saved, weights = read_checkpoint(run.path / LAST)
+    if any(saved.get(key, False) != settings[key] for key in ("network", "num_players", "gains")):
+        raise ConfigError(f"cannot resume {str(run.path)!r} with a different network, table size or gains")
+    saved_state = saved.get("training", {})
+    run.forget_evaluations_after(saved_state.get("step", 0))
+    return run, weights, saved_state
+
+
+def resume_model(model: MaskablePPO, weights: dict, run: RunDirectory, step: int) -> None:
+    """The weights and optimizer of the run's last.zip, at the step it was saved."""
+    model.policy.load_state_dict(weights)
+    optimizer = load_optimizer(run.path / LAST)
+    if optimizer is not None:
+        model.policy.optimizer.load_state_dict(optimizer)
+    model.num_timesteps = step
+
+
+def start_from(model: MaskablePPO, init: str, settings: dict) -> None:
+    """The policy weights of checkpoint ``init`` (config ``init``), which must have the same network and gains."""
+    init_settings, init_weights = read_checkpoint(init)
+    if any(init_settings.get(key, False) != settings[key] for key in ("network", "gains")):
+        raise ConfigError(
+            f"config key 'init': {init!r} has network {init_settings.get('network')} and gains "
+            f"{init_settings.get('gains', False)}; give one of the same network and observation"
+        )
+    model.policy.load_state_dict(init_weights)
 
 
 class Interrupted(KingdominoError):

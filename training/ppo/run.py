@@ -4,21 +4,21 @@
 steps, with the league and counters inside, so that ``--resume`` continues where it stopped), ``best.zip``
 (best mean margin against the first evaluation opponent), ``bc.zip`` (after the warm start),
 ``snapshots/`` (the league's pool) and ``eval.jsonl`` (one line per evaluation). Every file is written
-to a temporary file and moved into place (:mod:`agents.checkpoint`).
+to a temporary file and moved into place (:mod:`kdenv.files`).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import json
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from agents.checkpoint import CHECKPOINT_FORMAT, write_atomically
-from training.config import ConfigError, TrainConfig, config_from_dict
+from agents.checkpoint import CHECKPOINT_FORMAT
+from kdenv.files import append_jsonl, read_jsonl, write_atomically, write_jsonl
+from training.ppo.config import ConfigError, TrainConfig, config_from_dict
 
 CONFIG_FILE = "config.yaml"
 LAST, BEST, BC = "last.zip", "best.zip", "bc.zip"
@@ -58,7 +58,7 @@ class RunDirectory:
         path.mkdir(parents=True)
         run = cls(path)
         run.snapshots.mkdir()
-        write_atomically(path / CONFIG_FILE, yaml.safe_dump(config.to_dict(), sort_keys=False).encode())
+        write_atomically(path / CONFIG_FILE, yaml.safe_dump(config.to_dict(), sort_keys=False))
         return run
 
     @classmethod
@@ -70,17 +70,13 @@ class RunDirectory:
 
     def forget_evaluations_after(self, step: int) -> None:
         """Drop the eval.jsonl lines past ``step`` (written after the checkpoint a resumed run starts from)."""
-        if not self.eval_log.is_file():
-            return
-        lines = self.eval_log.read_text().splitlines()
-        kept = [line for line in lines if line.strip() and json.loads(line)["step"] <= step]
-        if len(kept) != len(lines):
-            write_atomically(self.eval_log, "".join(line + "\n" for line in kept).encode())
+        records = list(read_jsonl(self.eval_log))
+        kept = [record for record in records if record["step"] <= step]
+        if len(kept) != len(records):
+            write_jsonl(self.eval_log, kept)
 
     def log_eval(self, record: dict) -> None:
-        with open(self.eval_log, "a") as handle:
-            handle.write(json.dumps(record) + "\n")
-            handle.flush()
+        append_jsonl(self.eval_log, record)
 
 
 def load_run_config(path: str | Path, overrides: list[str] | None = None) -> TrainConfig:

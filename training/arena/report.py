@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import io
 import json
 import math
 import os
 from pathlib import Path
 
-from training.stats import AgentResult, Results
+from kdenv.files import write_atomically
+from training.arena.stats import AgentResult, Results
 
 COLUMNS = ("Agent", "Games", "Win rate [95% CI]", "Score ± CI", "Margin ± CI", "Place", "Rating μ ± σ", "Ordinal")
 
@@ -28,6 +30,15 @@ def agent_row(a: AgentResult) -> tuple[str, ...]:
 
 def _ci(half_width: float) -> str:
     return "n/a" if math.isnan(half_width) else f"{half_width:.1f}"
+
+
+def win_summary(a: AgentResult, chance: float | None = None) -> str:
+    """One agent's figures in a line: win rate with its CI (and the rate by chance), mean margin and score."""
+    by_chance = "" if chance is None else f" (chance: {chance:.0%})"
+    return (
+        f"win rate {a.win_rate:.1%} [95% CI {a.win_low:.1%}, {a.win_high:.1%}]{by_chance}, "
+        f"mean margin vs best opponent {a.margin:+.1f} ± {_ci(a.margin_ci)}, mean score {a.score:.1f}"
+    )
 
 
 def head_to_head_rows(results: Results) -> list[tuple[str, ...]]:
@@ -104,7 +115,7 @@ def to_markdown(results: Results, settings: dict, scheme: str) -> str:
 
 
 def plot(results: Results, path: str | os.PathLike, subtitle: str = "") -> None:
-    """ratings.png: ratings with error bars (μ ± 2σ) beside the head-to-head matrix."""
+    """ratings.png: ratings with error bars (μ ± 2σ) beside the head-to-head matrix (written atomically)."""
     import matplotlib
     from matplotlib.figure import Figure  # no pyplot: leaves the caller's backend (e.g. a notebook's) alone
 
@@ -146,7 +157,9 @@ def plot(results: Results, path: str | os.PathLike, subtitle: str = "") -> None:
     right.set_xlabel("opponent")
     fig.colorbar(image, ax=right, fraction=0.046, pad=0.04, label="share of meetings")
     fig.suptitle(f"Tournament: {results.games} games, {results.deals} deals" + (f" · {subtitle}" if subtitle else ""))
-    fig.savefig(path, dpi=120)
+    png = io.BytesIO()
+    fig.savefig(png, format="png", dpi=120)
+    write_atomically(path, png.getvalue())
 
 
 def write_reports(out: str | os.PathLike, results: Results, settings: dict, scheme: str) -> list[Path]:
@@ -154,25 +167,19 @@ def write_reports(out: str | os.PathLike, results: Results, settings: dict, sche
     out = Path(out)
     payload = {"settings": settings, "schedule": scheme, **results.to_dict()}
     paths = [out / "results.json", out / "results.md", out / "ratings.png"]
-    _replace(paths[0], lambda tmp: tmp.write_text(json.dumps(_no_nan(payload), indent=1) + "\n"))
-    _replace(paths[1], lambda tmp: tmp.write_text(to_markdown(results, settings, scheme)))
+    write_atomically(paths[0], json.dumps(no_nan(payload), indent=1) + "\n")
+    write_atomically(paths[1], to_markdown(results, settings, scheme))
     rules = ", ".join(k for k, v in settings["rules"].items() if v is True) or "base game"
-    _replace(paths[2], lambda tmp: plot(results, tmp, f"{settings['players']} players, {rules}"))
+    plot(results, paths[2], f"{settings['players']} players, {rules}")
     return paths
 
 
-def _replace(path: Path, write) -> None:
-    tmp = path.with_name(f".{path.stem}.tmp{path.suffix}")
-    write(tmp)
-    os.replace(tmp, path)
-
-
-def _no_nan(value):
+def no_nan(value):
     """JSON has no NaN: an undefined interval is written as null."""
     if isinstance(value, float) and math.isnan(value):
         return None
     if isinstance(value, dict):
-        return {k: _no_nan(v) for k, v in value.items()}
+        return {k: no_nan(v) for k, v in value.items()}
     if isinstance(value, list):
-        return [_no_nan(v) for v in value]
+        return [no_nan(v) for v in value]
     return value

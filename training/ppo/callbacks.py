@@ -18,11 +18,11 @@ from typing import Any
 from stable_baselines3.common.callbacks import BaseCallback
 
 from agents.checkpoint import save_model
-from training.config import TrainConfig
-from training.evaluate import evaluate
-from training.league import League, OpponentSampler
+from training.arena.evaluate import evaluate, to_entry
+from training.ppo.config import TrainConfig
+from training.ppo.league import League, OpponentSampler
+from training.ppo.run import BEST, LAST, RunDirectory
 from training.progress import ProgressBar, log_line
-from training.run import BEST, LAST, RunDirectory
 
 EVAL_SEED = 1_000_000  # every evaluation of a run plays the same deals, so that checkpoints compare paired
 
@@ -136,10 +136,10 @@ class EvaluationCallback(BaseCallback):
     """Plays ``eval.games`` games against each evaluation opponent every ``eval.every`` steps and at the end;
     logs them to eval.jsonl and TensorBoard, and keeps best.zip by margin against the first opponent."""
 
-    def __init__(self, config: TrainConfig, state: RunState, run: RunDirectory, settings: dict, pool,
+    def __init__(self, config: TrainConfig, state: RunState, run: RunDirectory, settings: dict,
                  progress: ProgressCallback | None = None) -> None:  # fmt: skip
         super().__init__()
-        self.config, self.state, self.run, self.settings, self.pool = config, state, run, settings, pool
+        self.config, self.state, self.run, self.settings = config, state, run, settings
         self.progress = progress
 
     def _on_step(self) -> bool:
@@ -155,7 +155,7 @@ class EvaluationCallback(BaseCallback):
         if not self.config.eval.games:
             return
         weights = {k: v.detach().clone() for k, v in self.model.policy.state_dict().items()}
-        record = run_evaluation(self.config, self.settings, weights, self.pool, self.num_timesteps)
+        record = run_evaluation(self.config, self.settings, weights, self.num_timesteps)
         record["league"] = {name: round(mu - 3 * sigma, 3) for name, (mu, sigma) in self.state.league.ratings.items()}
         self.state.evaluations += 1
         self.state.last_eval_step = self.num_timesteps
@@ -175,14 +175,14 @@ class EvaluationCallback(BaseCallback):
             save_model(self.model, self.run.path / BEST, self.settings, self.state.to_dict(self.num_timesteps))
 
 
-def run_evaluation(config: TrainConfig, settings: dict, weights: dict, pool, step: int) -> dict:
+def run_evaluation(config: TrainConfig, settings: dict, weights: dict, step: int) -> dict:
     """One evaluation: ``eval.games`` games against each opponent; the eval.jsonl record."""
     started = time.monotonic()
     results = {}
     for opponent in config.eval.opponents:
-        result = evaluate(settings, weights, opponent, config.eval.games, config.rules(), pool, seed=EVAL_SEED,
-                          deterministic=config.eval.deterministic)  # fmt: skip
-        results[opponent] = result.to_dict()
+        result = evaluate(settings, weights, opponent, config.eval.games, config.rules(), config.eval.workers,
+                          seed=EVAL_SEED, deterministic=config.eval.deterministic)  # fmt: skip
+        results[opponent] = to_entry(result)
     return {
         "step": step,
         "time": datetime.now(timezone.utc).isoformat(timespec="seconds"),

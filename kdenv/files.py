@@ -1,0 +1,99 @@
+"""Files that a kill cannot leave half-written, for every layer: game records, tournaments, training runs.
+
+:func:`write_atomically` writes next to the file and moves the copy into place (:func:`write_jsonl` does so
+for JSON Lines); :func:`append_jsonl` appends one JSON value as a line and flushes it to disk;
+:func:`read_jsonl` reads the values back, one per line, and can drop a last line that a kill cut short. An
+unreadable file or bad JSON is a one-line :class:`JsonFileError` that names the file and the line.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from kdenv.errors import KingdominoError
+
+
+class JsonFileError(KingdominoError):
+    """A file that cannot be read as JSON (or JSON Lines); ``where`` is the file, or ``file:line``."""
+
+    def __init__(self, where: str, reason: str) -> None:
+        super().__init__(f"{where}{reason}")
+        self.where = where
+
+
+def write_atomically(path: str | os.PathLike, data: bytes | str) -> None:
+    """Write ``data`` to a temporary file next to ``path``, flush it to disk, then move it into place."""
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.tmp")
+    with open(tmp, "wb") as handle:
+        handle.write(data.encode() if isinstance(data, str) else data)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(tmp, path)
+
+
+def _line(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":")) + "\n"
+
+
+def append_jsonl(path: str | os.PathLike, value: Any) -> None:
+    """Append ``value`` as one compact line of JSON and flush it to disk."""
+    with open(path, "a") as stream:
+        stream.write(_line(value))
+        stream.flush()
+        os.fsync(stream.fileno())
+
+
+def write_jsonl(path: str | os.PathLike, values: Iterable[Any]) -> None:
+    """Replace a JSON Lines file by ``values``, one line each, atomically."""
+    write_atomically(path, "".join(_line(value) for value in values))
+
+
+def read_text(path: str | os.PathLike) -> str:
+    """The UTF-8 text of a file; a one-line JsonFileError if it cannot be read or is not text."""
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except OSError as err:
+        raise JsonFileError(f"{path}", f": cannot be read ({err.strerror})") from None
+    except UnicodeDecodeError:
+        raise JsonFileError(f"{path}", " is not a UTF-8 text file") from None
+
+
+def parse_json(text: str, where: str) -> Any:
+    """One JSON value; a one-line JsonFileError for bad JSON or JSON nested too deeply to read."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as err:
+        raise JsonFileError(where, f": not valid JSON ({err.msg} at line {err.lineno})") from None
+    except RecursionError:
+        raise JsonFileError(where, ": JSON nested too deeply to read") from None
+
+
+def parse_jsonl(text: str, where: str) -> Iterator[Any]:
+    """The values of the lines of ``text`` that are not blank (errors name ``where:line``)."""
+    for number, line in enumerate(text.split("\n"), start=1):
+        if line.strip():
+            yield parse_json(line, f"{where}:{number}")
+
+
+def read_jsonl(path: str | os.PathLike, on_cut_tail: Callable[[Path], None] | None = None) -> Iterator[Any]:
+    """The values of a JSON Lines file, one per line that is not blank (none if the file does not exist).
+
+    With ``on_cut_tail``, a last line that does not end with a newline (a write cut short by a kill) is cut from
+    the file, and ``on_cut_tail(path)`` told, instead of being read.
+    """
+    path = Path(path)
+    if not path.exists():
+        return
+    text = read_text(path)
+    head, newline, tail = text.rpartition("\n")
+    if on_cut_tail is not None and tail.strip():
+        with open(path, "r+b") as stream:
+            stream.truncate(len((head + newline).encode()))
+        on_cut_tail(path)
+        text = head + newline
+    yield from parse_jsonl(text, str(path))
