@@ -13,7 +13,7 @@ next, so ``agent_selection`` follows the kings on the lines, not a round-robin.
 | Agents             | `agents = ['player_0', ..., 'player_{n-1}']`, n = 2, 3 or 4                        |
 | Action Values      | Discrete(329) (kingdom size 5), Discrete(681) (Mighty Duel, 7x7)                   |
 | Observation Shape  | Dict(observation=Dict(board=(C, F, F), features=(V,)), action_mask=(A,))          |
-| Observation Values | board in [0, 1]; features >= 0 (scores / 100 may exceed 1); action_mask in {0, 1}  |
+| Observation Values | board in [0, 1] (gain planes >= 0); features >= 0; action_mask in {0, 1}          |
 
 | players / variant | board (C, F, F) | features V | actions A |
 |-------------------|-----------------|------------|-----------|
@@ -21,6 +21,8 @@ next, so ``agent_selection`` follows the kings on the lines, not a round-robin.
 | 3                 | (34, 9, 9)      | 221        | 329       |
 | 2                 | (24, 9, 9)      | 212        | 329       |
 | 2, Mighty Duel    | (24, 13, 13)    | 212        | 681       |
+
+With ``gains=True`` the board has 4 planes more and the features 4 x n more (see below).
 
 ## Observation
 
@@ -32,8 +34,10 @@ window of cells still reachable within S x S) and 4 planes with the legal half-A
 being placed now, one per direction. ``features`` holds the current line (domino, owner of the king,
 done, acting now), the next line (domino, claimed by), the domino being placed, the decision type
 (pick / place), the round, the scores so far / 100 and the 48 dominoes not yet seen (a multiset: the
-order of the undrawn deck never shows). The exact layout, with index tables, is in
-:mod:`kdenv.encoding` (``feature_layout(n)``, the plane constants).
+order of the undrawn deck never shows). With ``gains=True`` come what a greedy player computes: 4
+planes with the property score each legal placement would add / 10, and per next-line slot the most its
+domino could add to each kingdom / 10. The exact layout, with index tables, is in
+:mod:`kdenv.encoding` (``feature_layout(n, gains)``, the plane constants).
 
 ``action_mask`` (int8) allows exactly the engine's legal actions for the agent to act, and is all zero
 for every other agent.

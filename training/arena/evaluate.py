@@ -112,10 +112,10 @@ def main(argv: list[str] | None = None) -> int:
     import argparse
 
     from agents.checkpoint import read_checkpoint
-    from agents.ppo_player import DEFAULT_CHECKPOINT
+    from agents.ppo_player import checkpoint_path
 
     parser = argparse.ArgumentParser(description=main.__doc__)
-    parser.add_argument("checkpoint", help="a checkpoint .zip, or 'default' for the shipped one")
+    parser.add_argument("checkpoint", help="a checkpoint .zip, or a shipped one's name ('default', 'v1')")
     parser.add_argument("--opponent", action="append", help="opponent spec (repeatable; default fg and random)")
     parser.add_argument("--games", type=int, default=200)
     parser.add_argument("--workers", type=int, default=2)
@@ -123,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sample", action="store_true", help="sample moves instead of the most probable one")
     parser.add_argument("--out", help="append the results as one JSON line to this file")
     args = parser.parse_args(argv)
-    path = DEFAULT_CHECKPOINT if args.checkpoint == "default" else Path(args.checkpoint)
+    path = Path(checkpoint_path(args.checkpoint))
     settings, state = read_checkpoint(path)
     rules = Rules.from_dict(settings["rules"])
     for opponent in args.opponent or ["fg", "random"]:
