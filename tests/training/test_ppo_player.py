@@ -159,3 +159,13 @@ def test_a_checkpoint_reads_the_observations_it_was_trained_on(tmp_path, tiny_ch
         LearnerVectorEnv(2, 4, opponents=[f"ppo:{gains}"] * 3, rules=STUDY_RULES)
     with pytest.raises(CheckpointError, match="without gains .* gains=False"):
         LearnerVectorEnv(2, 4, opponents=[f"ppo:{tiny_checkpoint}"] * 3, rules=STUDY_RULES, gains=True)
+
+
+def test_a_shipped_checkpoint_plays_by_name_and_a_path_stays_a_path(tmp_path):
+    """``ppo:v1`` is the first 4-player default (without gains), kept loadable under its name."""
+    player = make_player("ppo:v1", 4, STUDY_RULES)
+    assert player.where.endswith("v1.zip'") and not player.encoder.gains
+    game = play_game([player] + [make_player("random") for _ in range(3)], Game(4, STUDY_RULES, 2))
+    assert game.is_over
+    with pytest.raises(CheckpointError, match="no_such_name"):
+        make_player("ppo:no_such_name")
