@@ -104,6 +104,11 @@ def num_planes(num_players: int, gains: bool = False) -> int:
     return PLANES_PER_KINGDOM * num_players + PLACEMENT_PLANES * (2 if gains else 1)
 
 
+def num_features(num_players: int, gains: bool = False) -> int:
+    """V, the length of the features vector."""
+    return max(block.stop for block in feature_layout(num_players, gains).values())
+
+
 def table_of(board_planes: int) -> tuple[int, bool]:
     """(players, gains) of an observation with ``board_planes`` planes (the inverse of :func:`num_planes`)."""
     players, extra = divmod(board_planes - PLACEMENT_PLANES, PLANES_PER_KINGDOM)
@@ -134,11 +139,10 @@ def observation_space(num_players: int, kingdom_size: int = 5, gains: bool = Fal
     width = frame(kingdom_size).width
     high = np.ones((num_planes(num_players, gains), width, width), np.float32)
     high[num_planes(num_players) :] = np.inf  # the gain planes
-    features = feature_layout(num_players, gains)
     return spaces.Dict(
         {
             "board": spaces.Box(np.zeros_like(high), high, dtype=np.float32),
-            "features": spaces.Box(0.0, np.inf, (max(s.stop for s in features.values()),), np.float32),
+            "features": spaces.Box(0.0, np.inf, (num_features(num_players, gains),), np.float32),
         }
     )
 
@@ -369,8 +373,8 @@ class ObservationEncoder:
         cells = self._cells
         kingdom, number = state.kingdoms[state.current_player], state.held_domino
         planes = array("f", bytes(4 * PLACEMENT_PLANES * cells))
-        for action in kingdom.legal_placements(number):
-            planes[(action & 3) * cells + (action >> 2)] = kingdom.gain(number, action) / GAIN_SCALE
+        for action, gain in kingdom.gains(number).items():
+            planes[(action & 3) * cells + (action >> 2)] = gain / GAIN_SCALE
         return planes
 
     def _line_gains(self, state, seat: int) -> tuple[float, ...]:

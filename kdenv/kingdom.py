@@ -180,13 +180,21 @@ class Kingdom:
 
     def gain(self, number: int, action: int) -> int:
         """The property score that placing domino ``number`` by legal placement ``action`` would add."""
-        after = self.copy()
-        after.place(number, action)
-        return after.property_score() - self.property_score()
+        return self._score_after(number, action) - self.property_score()
+
+    def gains(self, number: int) -> dict[int, int]:
+        """The gain of every legal placement of domino ``number`` (the kingdom is scored once, not per placement)."""
+        before = self.property_score()
+        return {action: self._score_after(number, action) - before for action in self.legal_placements(number)}
 
     def best_gain(self, number: int) -> int:
         """The most property score domino ``number`` could add here (0 if it cannot be placed)."""
-        return max((self.gain(number, action) for action in self.legal_placements(number)), default=0)
+        return max(self.gains(number).values(), default=0)
+
+    def _score_after(self, number: int, action: int) -> int:
+        after = self.copy()
+        after.place(number, action)
+        return after.property_score()
 
     def crowns_on(self, cells: int) -> int:
         """The crowns on the squares ``cells`` (a frame bitboard)."""

@@ -160,18 +160,16 @@ def observe_gains(s, g, i, t, observer, count, work, board, features):
     kingdom, as ``ObservationEncoder(gains=True)`` does."""
     n, draft, line = t.num_players, g.draft[i], g.counters[i, LINE]
     labels, sizes, crs, stack = s.properties[0], s.properties[1], s.properties[2], s.properties[3]
-    first = n * t.planes[0] + 4
-    if count:
-        p = draft[QUEUE, g.counters[i, KING]]
-        label(g.terrain[i, p], g.crowns[i, p], labels, sizes, crs, stack, t)
-        number = held_domino(g, i)
-        for k in range(count):
-            score = gain(g.terrain[i, p], labels, sizes, crs, t, number, work[k])[0]
-            board[first + (work[k] & 3), work[k] >> 2] = score / t.gain_scale
-    for j in range(n):
+    first, acting = n * t.planes[0] + 4, draft[QUEUE, g.counters[i, KING]]
+    for j in range(n):  # each kingdom's properties are labelled once, for its placements and the line
         p = (observer + j) % n
         terrain = g.terrain[i, p]
         label(terrain, g.crowns[i, p], labels, sizes, crs, stack, t)
+        if count and p == acting:
+            number = held_domino(g, i)
+            for k in range(count):
+                score = gain(terrain, labels, sizes, crs, t, number, work[k])[0]
+                board[first + (work[k] & 3), work[k] >> 2] = score / t.gain_scale
         for k in range(line):
             number = draft[NEXT, k]
             if number:

@@ -23,6 +23,7 @@ from kdenv.encoding import (
     SCORE_SCALE,
     WINDOW_PLANE,
     feature_layout,
+    num_features,
     num_planes,
 )
 from kdenv.frame import DIRECTIONS, frame
@@ -82,7 +83,7 @@ def tables(num_players: int, rules: Rules, gains: bool = False) -> Tables:
         for offset, value in entries:
             domino_features[number, offset] = value
     layout = feature_layout(num_players, gains)
-    num_features = max(block.stop for block in layout.values())
+    features = num_features(num_players, gains)
     kings = kings_each * num_players
     assert kings <= MAX_LINE
     return Tables(
@@ -105,8 +106,8 @@ def tables(num_players: int, rules: Rules, gains: bool = False) -> Tables:
         num_actions=num_actions(rules.kingdom_size),
         gains=gains,
         num_planes=num_planes(num_players, gains),
-        num_features=num_features,
-        starts=np.array([layout[name].start if name in layout else num_features for name in FEATURES], np.int64),
+        num_features=features,
+        starts=np.array([layout[name].start if name in layout else features for name in FEATURES], np.int64),
         planes=np.array([PLANES_PER_KINGDOM, CROWN_PLANE, CASTLE_PLANE, EMPTY_PLANE, WINDOW_PLANE], dtype=np.int64),
         domino_features=domino_features,
         crown_scale=float(MAX_CROWNS),

@@ -64,12 +64,12 @@ def _play_batched(
     """Tournament records (each game its own deal) of ``games`` games in the learner's vector view."""
     import numpy as np
 
-    from agents.ppo_player import BatchedPolicy, build_policy
+    from agents.ppo_player import BatchedPolicy, build_policy, gains_of
     from agents.vector import LearnerVectorEnv
 
     n = int(settings["num_players"])
     learner = BatchedPolicy(build_policy(settings, state), LEARNER, sample=not deterministic, seed=seed)
-    gains = bool(settings.get("gains", False))
+    gains = gains_of(settings)
     venv = LearnerVectorEnv(min(games, 64), n, opponents=[opponent] * (n - 1), rules=rules, gains=gains, copy=False)
     obs, _ = venv.reset(seed=seed)
     records: list[dict] = []
