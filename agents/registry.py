@@ -1,4 +1,5 @@
-"""Players from short spec strings: ``random``, ``fg``, ``mce:policy=fg,eval=r,seconds=1``, ``ppo:PATH``."""
+"""Players from short spec strings: ``random``, ``fg``, ``mce:policy=fg,eval=r,seconds=1``, ``ppo:PATH``,
+``rllib:PATH``."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ PLAYERS: dict[str, str] = {
     "mce": "agents.mce:MonteCarloPlayer",
     "uct": "agents.uct:UCTPlayer",
     "ppo": "agents.ppo_player:PPOPlayer",
+    "rllib": "agents.rllib_player:RLlibPlayer",
 }
 
 

@@ -245,7 +245,7 @@ class raw_env(AECEnv, EzPickle):
                 "action_mask": spaces.Box(0, 1, (self.num_actions,), np.int8),
             }
         )
-        self._action_space = spaces.Discrete(self.num_actions)
+        self._action_space: spaces.Discrete = spaces.Discrete(self.num_actions)
         self._seeds = random.Random()
         self._scores = [0] * num_players  # each player's score after its last placement ("score" reward)
         self.agent_names: list[str] | None = None  # who plays each seat, for records

@@ -187,7 +187,7 @@ class SingleAgentEnv(gymnasium.Env):
         """The learner's legal actions as a bool array (all False once the game is over)."""
         return action_mask(self.game).astype(bool)
 
-    def render(self) -> str | np.ndarray | None:
+    def render(self) -> Any:  # an ANSI string or an RGB array; Any, as Gymnasium 1.2 and 1.4 type it apart
         return self.aec.render()
 
     def record(self) -> dict:

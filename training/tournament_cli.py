@@ -5,6 +5,7 @@ Examples::
     kdenv tournament --quick                                   # the built-in players, about a minute
     kdenv tournament --agents random gprd fg "mce:seconds=0.2" --players 4 --games 200 --out runs/t1
     kdenv tournament --protocol study --agent ppo:default --games 400   # one agent vs three fg, MK + Harmony
+    kdenv tournament --agents fg "mce:seconds=1" --games 1000 --backend ray --address auto   # on a Ray cluster
 
 Re-running a command with the same ``--out`` resumes it; a larger ``--games`` extends it.
 """
@@ -45,7 +46,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--out", metavar="DIR", help="directory for games.jsonl and the reports (default runs/tournament)"
     )
     parser.add_argument(
-        "--workers", type=int, metavar="N", help="worker processes (default: all cores; 1 = no processes)"
+        "--workers",
+        type=int,
+        metavar="N",
+        help="worker processes (default: all cores; 1 = no processes); with --backend ray, games at once",
+    )
+    parser.add_argument(
+        "--backend",
+        choices=["local", "ray"],
+        default="local",
+        help="local: worker processes here; ray: Ray tasks, on a local Ray or the cluster at --address",
+    )
+    parser.add_argument(
+        "--address", metavar="ADDR", help="a running Ray cluster for --backend ray: auto, HOST:PORT or ray://HOST:PORT"
     )
     parser.add_argument(
         "--quick", action="store_true", help=f"a short tournament of the built-in players ({QUICK_GAMES} games)"
@@ -72,7 +85,9 @@ def run(args: argparse.Namespace) -> int:
     done = len(tournament.records)
     print(tournament.schedule.describe() + (f"; {done} already in {out}/games.jsonl" if done else ""))
     try:
-        results = tournament.run(args.workers, progress=not args.no_progress)
+        results = tournament.run(
+            args.workers, progress=not args.no_progress, backend=args.backend, address=args.address
+        )
     except KeyboardInterrupt:
         print(f"{len(tournament.records)} games saved in {out}/games.jsonl; run the same command again to resume")
         raise

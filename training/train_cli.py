@@ -1,38 +1,73 @@
-"""``kdenv train CONFIG.yaml [--resume RUN_DIR] [--set key=value ...]``: train a MaskablePPO player."""
+"""``kdenv train CONFIG.yaml [--resume RUN_DIR] [--set key=value ...]``: train a player, with MaskablePPO on the
+vector env (``backend: sb3``, the default), or with RLlib's PPO on the PettingZoo env (``backend: rllib``;
+``kdenv train --backend rllib`` alone: RLlib's built-in defaults, self-play on a local Ray)."""
 
 from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
+from typing import Any
+
+BACKENDS = ("sb3", "rllib")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("config", nargs="?", help="YAML config (see configs/); optional with --resume")
-    parser.add_argument("--resume", metavar="RUN_DIR", help="continue a run from its last.zip (and its config)")
+    parser.add_argument("--resume", metavar="RUN_DIR", help="continue a run from its last checkpoint (and its config)")
+    parser.add_argument(
+        "--backend", choices=BACKENDS, help="sb3 (MaskablePPO) or rllib (RLlib's PPO); default: the config's backend"
+    )
     parser.add_argument(
         "--set",
         dest="overrides",
         action="append",
         default=[],
         metavar="KEY=VALUE",
-        help="override a config key, e.g. --set ppo.total_timesteps=200000 (repeatable)",
+        help="override a config key, e.g. --set ppo.total_timesteps=200000 or --set address=auto (repeatable)",
     )
 
 
 def run(args: argparse.Namespace) -> int:
-    from training.ppo.config import ConfigError, load_config
-    from training.ppo.train import Interrupted, load_run_config, train
+    from training.ppo.config import ConfigError, read_yaml
+    from training.ppo.train import Interrupted
 
-    if args.config:
-        config = load_config(args.config, args.overrides)
-    elif args.resume:
-        config = load_run_config(args.resume, args.overrides)
-    else:
+    data = read_yaml(args.config) if args.config else None
+    if data is None and args.resume is None and args.backend != "rllib":
         raise ConfigError("give a config file (e.g. configs/smoke.yaml) or --resume RUN_DIR")
+    backend = args.backend or _backend_of(data, args.resume)
+    overrides = [*args.overrides, *([f"backend={args.backend}"] if args.backend else [])]
     try:
-        path = train(config, resume=args.resume)
+        path = (_train_rllib if backend == "rllib" else _train_sb3)(data, overrides, args.resume)
     except Interrupted as stopped:
         print(f"kdenv train: {stopped}", file=sys.stderr)
         return 130
-    print(f"run directory: {path} (best.zip, last.zip, eval.jsonl; tensorboard --logdir {path / 'tb'})")
+    if backend == "rllib":
+        print(f"run directory: {path} (play it as rllib:{path}; tensorboard --logdir {path / 'tb'})")
+    else:
+        print(f"run directory: {path} (best.zip, last.zip, eval.jsonl; tensorboard --logdir {path / 'tb'})")
     return 0
+
+
+def _backend_of(data: Any, resume: str | None) -> str:
+    """The config's backend key; with no config, that of the run resumed (an RLlib run has a checkpoint/)."""
+    if isinstance(data, dict):
+        return str(data.get("backend", "sb3"))
+    return "rllib" if resume is not None and (Path(resume) / "checkpoint").is_dir() else "sb3"
+
+
+def _train_sb3(data: Any, overrides: list[str], resume: str | None) -> Path:
+    from training.ppo.config import config_from_dict
+    from training.ppo.train import load_run_config, train
+
+    config = config_from_dict(data, overrides) if data is not None else load_run_config(resume, overrides)
+    return train(config, resume=resume)
+
+
+def _train_rllib(data: Any, overrides: list[str], resume: str | None) -> Path:
+    from training.rllib.config import rllib_config
+    from training.rllib.train import load_rllib_run_config, train_rllib
+
+    if data is None and resume is not None:
+        return train_rllib(load_rllib_run_config(resume, overrides), resume=resume)
+    return train_rllib(rllib_config(data or {}, overrides), resume=resume)

@@ -43,10 +43,12 @@ def evaluate(
     workers: int = 1,
     seed: int = 0,
     deterministic: bool = True,
+    backend: str = "local",
+    address: str | None = None,
 ) -> AgentResult:
     """The learner's line after ``games`` games of the policy (``settings`` + ``state``) against copies of
-    ``opponent``: in the vector env when the opponent plays there (:func:`batched`), else as a tournament in
-    ``workers`` processes (its games rounded up to whole rounds of seatings)."""
+    ``opponent``: in the vector env when the opponent plays there (:func:`batched`), else as a tournament on
+    ``backend`` (``workers`` processes here, or Ray tasks; its games rounded up to whole rounds of seatings)."""
     if batched(opponent):
         return summarize(_play_batched(settings, state, opponent, games, rules, seed, deterministic)).agent(LEARNER)
     n = int(settings["num_players"])
@@ -54,7 +56,9 @@ def evaluate(
         path = Path(folder) / "learner.zip"
         write_player(path, settings, state)
         spec = f"ppo:{path}" + ("" if deterministic else ",sample=true")
-        results = Tournament([spec] + [opponent] * (n - 1), n, games, rules, seed).run(workers, progress=False)
+        results = Tournament([spec] + [opponent] * (n - 1), n, games, rules, seed).run(
+            workers, progress=False, backend=backend, address=address
+        )
     return replace(results.agent(spec), agent=LEARNER)
 
 
@@ -119,6 +123,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--opponent", action="append", help="opponent spec (repeatable; default fg and random)")
     parser.add_argument("--games", type=int, default=200)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--backend", choices=["local", "ray"], default="local", help="where tournaments play")
+    parser.add_argument("--address", help="a running Ray cluster for --backend ray (default: a local Ray)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--sample", action="store_true", help="sample moves instead of the most probable one")
     parser.add_argument("--out", help="append the results as one JSON line to this file")
@@ -128,7 +134,10 @@ def main(argv: list[str] | None = None) -> int:
     rules = Rules.from_dict(settings["rules"])
     for opponent in args.opponent or ["fg", "random"]:
         started = time.monotonic()
-        result = evaluate(settings, state, opponent, args.games, rules, args.workers, args.seed, not args.sample)
+        result = evaluate(
+            settings, state, opponent, args.games, rules, args.workers, args.seed, not args.sample,
+            args.backend, args.address,
+        )  # fmt: skip
         took = time.monotonic() - started
         print(f"{path}: vs {opponent}, {result.games} games: {win_summary(result)} ({took:.0f} s)", flush=True)
         if args.out:

@@ -8,26 +8,22 @@ import multiprocessing
 import os
 import signal
 import threading
-from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 
 
-def worker_pool(workers: int, initializer: Callable | None = None, initargs: tuple = ()) -> ProcessPoolExecutor:
+def worker_pool(workers: int) -> ProcessPoolExecutor:
     """A process pool (forkserver where there is one: nothing inherited from this process, torch threads
-    included); each worker runs ``initializer(*initargs)`` after its own set-up."""
+    included)."""
     method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
     return ProcessPoolExecutor(
         max(workers, 1),
         multiprocessing.get_context(method),
         initializer=_start_worker,
-        initargs=(initializer, initargs),
     )
 
 
-def _start_worker(initializer: Callable | None, initargs: tuple) -> None:
+def _start_worker() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     parent = multiprocessing.parent_process()
     if parent is not None:
         threading.Thread(target=lambda: (parent.join(), os._exit(1)), daemon=True).start()
-    if initializer is not None:
-        initializer(*initargs)

@@ -106,18 +106,16 @@ def play_scheduled(game: ScheduledGame, rules: Rules, seats: Seats) -> Outcome:
     return Outcome(game, record=record)
 
 
-_worker_seats: Seats | None = None  # the players of a worker process
+_worker_seats: Seats | None = None  # the players of a worker process (of the pool, or of Ray)
 
 
-def _init_worker(players: dict[str, str]) -> None:
-    """Worker set-up: the parent's player registry (players registered at run time too)."""
+def play_in_worker(game: ScheduledGame, rules: Rules, players: dict[str, str]) -> Outcome:
+    """One game in a worker process, with the parent's player registry ``players`` (players registered at
+    run time too); the worker's players are made at its first game and kept for the next."""
     global _worker_seats
-    PLAYERS.update(players)
-    _worker_seats = Seats()
-
-
-def _play_in_worker(game: ScheduledGame, rules: Rules) -> Outcome:
-    assert _worker_seats is not None
+    if _worker_seats is None:
+        PLAYERS.update(players)
+        _worker_seats = Seats()
     return play_scheduled(game, rules, _worker_seats)
 
 
@@ -230,15 +228,18 @@ class Tournament:
         workers: int | None = None,
         progress: bool = True,
         on_outcome: Callable[[Outcome], None] | None = None,
+        backend: str = "local",
+        address: str | None = None,
     ) -> Results:
-        """Play the pending games (``workers`` processes; 1 = in this process) and return the results.
+        """Play the pending games and return the results: with the ``local`` backend in ``workers`` processes
+        (1 = in this process), with ``ray`` as Ray tasks (:mod:`training.arena.ray_backend`), at most
+        ``workers`` at once, on a local Ray or the cluster at ``address``.
 
         Each finished game is appended to ``games.jsonl`` at once; a game whose player raises is
         reported, written to ``errors.jsonl`` and skipped. Ctrl-C stops at once, keeping what is done.
         """
         pending = self.pending
-        workers = max(1, min(workers or os.cpu_count() or 1, len(pending) or 1))
-        outcomes = self._play_here(pending) if workers == 1 else self._play_in_pool(pending, workers)
+        outcomes = self._outcomes(pending, workers, backend, address)
         bar = ProgressBar("tournament (games)", self.schedule.total, len(self.records), enabled=progress, stderr=True)
         with closing(outcomes), bar:
             for outcome in outcomes:
@@ -281,6 +282,20 @@ class Tournament:
         )
         bar.advance()
 
+    def _outcomes(
+        self, pending: list[ScheduledGame], workers: int | None, backend: str, address: str | None
+    ) -> Iterator[Outcome]:
+        if backend == "ray":
+            from training.arena.ray_backend import play_on_ray
+
+            return play_on_ray(pending, self.schedule.rules, dict(PLAYERS), workers, address)
+        if backend != "local":
+            raise TournamentError(f"unknown backend {backend!r}; choose local or ray")
+        if address is not None:
+            raise TournamentError("an address is for the ray backend; add --backend ray")
+        workers = max(1, min(workers or os.cpu_count() or 1, len(pending) or 1))
+        return self._play_here(pending) if workers == 1 else self._play_in_pool(pending, workers)
+
     def _play_here(self, pending: list[ScheduledGame]) -> Iterator[Outcome]:
         seats = Seats()
         try:
@@ -291,13 +306,14 @@ class Tournament:
 
     def _play_in_pool(self, pending: list[ScheduledGame], workers: int) -> Iterator[Outcome]:
         """Outcomes as the worker processes finish them."""
-        pool = worker_pool(workers, _init_worker, (dict(PLAYERS),))
+        pool = worker_pool(workers)
+        players = dict(PLAYERS)
         games = iter(pending)
         waiting: set = set()
 
         def submit(count: int) -> None:
             for game in itertools.islice(games, count):
-                waiting.add(pool.submit(_play_in_worker, game, self.schedule.rules))
+                waiting.add(pool.submit(play_in_worker, game, self.schedule.rules, players))
 
         try:
             submit(2 * workers)  # a few games queued per worker, not the whole schedule
@@ -335,10 +351,12 @@ def run_tournament(
     out: str | os.PathLike | None = None,
     workers: int | None = None,
     progress: bool = False,
+    backend: str = "local",
+    address: str | None = None,
 ) -> Results:
     """Play (or resume) a tournament and return its results; with ``out``, also write the reports there."""
     tournament = Tournament(agents, players, games, rules, seed, out)
-    results = tournament.run(workers, progress)
+    results = tournament.run(workers, progress, backend=backend, address=address)
     if out is not None:
         tournament.write_reports(results)
     return results

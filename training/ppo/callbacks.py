@@ -181,7 +181,8 @@ def run_evaluation(config: TrainConfig, settings: dict, weights: dict, step: int
     results = {}
     for opponent in config.eval.opponents:
         result = evaluate(settings, weights, opponent, config.eval.games, config.rules(), config.eval.workers,
-                          seed=EVAL_SEED, deterministic=config.eval.deterministic)  # fmt: skip
+                          seed=EVAL_SEED, deterministic=config.eval.deterministic,
+                          backend=config.eval.backend, address=config.eval.address)  # fmt: skip
         results[opponent] = to_entry(result)
     return {
         "step": step,

@@ -15,7 +15,7 @@ import tempfile
 import typing
 from dataclasses import field
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
 
 import yaml
 from pydantic import AfterValidator, BeforeValidator, ConfigDict, Strict, TypeAdapter, ValidationError
@@ -127,6 +127,8 @@ class EvalConfig:
     games: Annotated[Count, AT_LEAST_ZERO] = 40  # games against each opponent set
     opponents: list[str] = field(default_factory=lambda: ["fg", "random"])  # each plays all other seats
     workers: Annotated[Count, POSITIVE] = 2  # processes for the tournament against players outside the vector env
+    backend: str = "local"  # where that tournament plays: local (processes here) or ray (Ray tasks)
+    address: str | None = None  # with backend ray, a running Ray cluster (auto, HOST:PORT); None: a local Ray
     deterministic: Flag = True  # the learner plays its most probable move
 
 
@@ -144,6 +146,7 @@ class BCConfig:
 
 @dataclass(config=SECTION)
 class TrainConfig:
+    backend: Literal["sb3"] = "sb3"  # MaskablePPO on the vector env (training.rllib.config: backend rllib)
     name: str = "run"  # run directory prefix: runs/<name>-<time>/
     seed: Count = 0
     runs_dir: str = "runs"  # where run directories are made
@@ -172,21 +175,20 @@ class TrainConfig:
         return dataclasses.asdict(self)
 
 
-_VALIDATE = TypeAdapter(TrainConfig)
 _EXPECTED = {
     "bool_type": "bool", "int_type": "int", "float_type": "float", "string_type": "str", "list_type": "a list",
     "dict_type": "a mapping", "dataclass_type": "a mapping",
 }  # fmt: skip
 
 
-def _one_line(error: Any) -> ConfigError:
-    """The ConfigError for pydantic's first complaint, naming the dotted key."""
+def _one_line(error: Any, config: type) -> ConfigError:
+    """The ConfigError for pydantic's first complaint about a ``config`` (a config class), naming the dotted key."""
     loc = tuple(error["loc"])
     if loc[-1:] == ("[key]",):  # a bad key of a mapping: named by the mapping
         loc = loc[:-2]
     key, kind, value = _dotted(loc), error["type"], error["input"]
     if kind in ("extra_forbidden", "unexpected_keyword_argument"):
-        return ConfigError(f"unknown config key {key!r}; known keys here: {', '.join(_known_keys(loc[:-1]))}")
+        return ConfigError(f"unknown config key {key!r}; known keys here: {', '.join(_known_keys(loc[:-1], config))}")
     if kind == "config_range":
         return ConfigError(f"config key {key!r} {error['msg']}, got {value!r}")
     where = key or "the top level"
@@ -203,9 +205,8 @@ def _dotted(loc: tuple) -> str:
     return text
 
 
-def _known_keys(loc: tuple) -> list[str]:
-    """The keys of the section that the path ``loc`` leads to from the top level."""
-    kind: Any = TrainConfig
+def _known_keys(loc: tuple, kind: Any) -> list[str]:
+    """The keys of the section that the path ``loc`` leads to from the top level of a ``kind`` config."""
     for part in loc:
         # a section's key (its hint, Annotated stripped), or a list's item, a mapping's value
         kind = typing.get_type_hints(kind)[part] if dataclasses.is_dataclass(kind) else typing.get_args(kind)[-1]
@@ -215,24 +216,32 @@ def _known_keys(loc: tuple) -> list[str]:
 # ----- checks beyond one key ----------------------------------------------------------------------------------
 def check(config: TrainConfig) -> None:
     """What the run would only trip on later: the table, the opponents, the teacher, the device, the folder."""
-    from kdenv.kingdomino_v0 import REWARDS
     from training.ppo.bc import TEACHERS
 
-    if config.env.reward not in REWARDS:
-        raise ConfigError(f"config key 'env.reward': {config.env.reward!r} is not one of {', '.join(REWARDS)}")
-    try:
-        config.rules().setup(config.env.num_players)
-    except KingdominoError as err:
-        raise ConfigError(f"config key 'env': {err}") from None
+    check_env(config.env)
     _check_curriculum(config.curriculum)
     for spec in config.eval.opponents:
-        _check_opponent(spec, "eval.opponents")
+        check_opponent(spec, "eval.opponents")
+    if config.eval.backend not in BACKENDS:
+        raise ConfigError(f"config key 'eval.backend': {config.eval.backend!r} is not one of {', '.join(BACKENDS)}")
     if config.bc.teacher not in TEACHERS:
         raise ConfigError(f"config key 'bc.teacher': {config.bc.teacher!r} is not one of {', '.join(TEACHERS)}")
     _check_device(config.ppo.device)
-    _check_writable(Path(config.runs_dir))
+    check_writable(Path(config.runs_dir))
     if config.init is not None:
         _check_init(config.init)
+
+
+def check_env(env: EnvConfig) -> None:
+    """A reward that exists and a table the rules allow."""
+    from kdenv.kingdomino_v0 import REWARDS
+
+    if env.reward not in REWARDS:
+        raise ConfigError(f"config key 'env.reward': {env.reward!r} is not one of {', '.join(REWARDS)}")
+    try:
+        Rules.from_names(env.rules).setup(env.num_players)
+    except KingdominoError as err:
+        raise ConfigError(f"config key 'env': {err}") from None
 
 
 def _check_curriculum(curriculum: list[Stage]) -> None:
@@ -242,7 +251,7 @@ def _check_curriculum(curriculum: list[Stage]) -> None:
         if not stage.opponents or any(w < 0 for w in stage.opponents.values()) or sum(stage.opponents.values()) <= 0:
             raise ConfigError(f"config key 'curriculum[{i}].opponents' needs positive weights, got {stage.opponents!r}")
         for spec in stage.opponents:
-            _check_opponent(spec, f"curriculum[{i}].opponents")
+            check_opponent(spec, f"curriculum[{i}].opponents")
 
 
 def _check_init(path: str) -> None:
@@ -268,7 +277,7 @@ def _check_device(device: str) -> None:
         raise ConfigError(f"config key 'ppo.device': {device!r} is not supported; use cpu or cuda")
 
 
-def _check_writable(runs_dir: Path) -> None:
+def check_writable(runs_dir: Path) -> None:
     """``runs_dir`` exists as a writable folder, or can be made inside one: a folder is made in the nearest one
     that exists and removed at once, which is the only test that holds for root and for special file systems."""
     existing = runs_dir.absolute()
@@ -282,15 +291,17 @@ def _check_writable(runs_dir: Path) -> None:
         ) from None
 
 
+BACKENDS = ("local", "ray")  # where evaluation tournaments play (training.arena.tournament.Tournament.run)
 LEAGUE_OPPONENTS = ("latest", "snapshot")  # opponent names that stand for the learner's own networks
 
 
-def _check_opponent(spec: str, key: str) -> None:
+def check_opponent(spec: str, key: str, league: tuple[str, ...] = LEAGUE_OPPONENTS) -> None:
+    """``spec`` names a player (or, where ``league`` allows, one of the learner's own networks)."""
     from agents.registry import PLAYERS, parse_spec
 
     name, _ = parse_spec(spec)
-    if spec not in LEAGUE_OPPONENTS and name not in PLAYERS:
-        known = ", ".join([*LEAGUE_OPPONENTS, *PLAYERS])
+    if spec not in league and name not in PLAYERS:
+        known = ", ".join([*league, *PLAYERS])
         raise ConfigError(f"config key {key!r}: unknown opponent {spec!r}; known: {known}")
 
 
@@ -315,21 +326,31 @@ def _set(data: dict, assignment: str) -> None:
 
 def config_from_dict(data: dict, overrides: list[str] | None = None) -> TrainConfig:
     """A checked TrainConfig from a raw mapping plus ``key=value`` overrides."""
+    config = validate(data, overrides, TrainConfig)
+    check(config)
+    return config
+
+
+def validate(data: Any, overrides: list[str] | None, kind: type[T]) -> T:
+    """A ``kind`` config (its keys and values validated) from a raw mapping plus ``key=value`` overrides."""
     if not isinstance(data, dict):
         raise ConfigError(f"a config is a mapping of keys (see configs/smoke.yaml), not a {type(data).__name__}")
     data = {section: dict(value) if isinstance(value, dict) else value for section, value in data.items()}
     for assignment in overrides or []:
         _set(data, assignment)
     try:
-        config = _VALIDATE.validate_python(data)
+        return TypeAdapter(kind).validate_python(data)
     except ValidationError as err:
-        raise _one_line(err.errors()[0]) from None
-    check(config)
-    return config
+        raise _one_line(err.errors()[0], kind) from None
 
 
 def load_config(path: str | Path, overrides: list[str] | None = None) -> TrainConfig:
     """Read a YAML config file; a missing file, bad YAML, unknown key or bad value is a one-line ConfigError."""
+    return config_from_dict(read_yaml(path), overrides)
+
+
+def read_yaml(path: str | Path) -> Any:
+    """The contents of a YAML config file; a missing file, a binary file or bad YAML is a one-line ConfigError."""
     path = Path(path)
     if not path.is_file():
         raise ConfigError(f"config file {str(path)!r} not found; see configs/ for examples")
@@ -342,4 +363,4 @@ def load_config(path: str | Path, overrides: list[str] | None = None) -> TrainCo
         raise ConfigError(f"config file {str(path)!r} is not valid YAML: {reason}") from None
     if data is None:
         raise ConfigError(f"config file {str(path)!r} is empty; give the keys to change (see configs/smoke.yaml)")
-    return config_from_dict(data, overrides)
+    return data

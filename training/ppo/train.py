@@ -12,6 +12,7 @@ import contextlib
 import signal
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import torch
 from sb3_contrib import MaskablePPO
@@ -123,16 +124,16 @@ def start_from(model: MaskablePPO, init: str, settings: dict) -> None:
 
 
 class Interrupted(KingdominoError):
-    """A run stopped by SIGINT or SIGTERM once its last.zip is written: it can be resumed."""
+    """A run stopped by SIGINT or SIGTERM once its checkpoint (``saved``) is written: it can be resumed."""
 
-    def __init__(self, path: Path, step: int) -> None:
-        super().__init__(f"interrupted at step {step}; last.zip is saved: resume with kdenv train --resume {path}")
+    def __init__(self, path: Path, step: int, saved: str = "last.zip", unit: str = "step") -> None:
+        super().__init__(f"interrupted at {unit} {step}; {saved} is saved: resume with kdenv train --resume {path}")
 
 
 @contextlib.contextmanager
-def stop_on_signals(progress: ProgressCallback) -> Iterator[None]:
-    """While learning, SIGINT and SIGTERM ask the run to stop after the current step (the callbacks then
-    evaluate and write last.zip, as at the end of a run) instead of killing it."""
+def stop_on_signals(progress: Any) -> Iterator[None]:
+    """While learning, SIGINT and SIGTERM set ``progress.interrupted``, asking the run to stop after the current
+    step (which then writes its checkpoint, as at the end of a run) instead of killing it."""
 
     def stop(signum, frame) -> None:
         progress.interrupted = True

@@ -1,0 +1,102 @@
+"""A player driven by a policy trained with RLlib (``rllib:PATH``), so that it enters tournaments and
+``kdenv play`` like any other player.
+
+PATH is a run directory of ``kdenv train`` with ``backend: rllib`` (its latest checkpoint is played), an RLlib
+algorithm checkpoint, or the RL module's own folder in one. The module describes its table itself: its
+observation space gives the players, the kingdom size and whether it observes the gains.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agents.base import Player
+from agents.checkpoint import CheckpointError
+from kdenv.errors import KingdominoError
+from kdenv.rules import Rules
+from kdenv.view import PublicView
+
+POLICY = "kingdom"  # the module of the one policy that every learning seat plays
+MODULE = Path("learner_group", "learner", "rl_module", POLICY)  # where it lies in an algorithm checkpoint
+RUN_CHECKPOINT = "checkpoint"  # a run directory's latest checkpoint
+
+
+def module_path(path: str) -> Path:
+    """The RL module folder that ``rllib:PATH`` plays; a one-line CheckpointError when there is none."""
+    where = Path(path)
+    for candidate in (where / RUN_CHECKPOINT / MODULE, where / MODULE, where):
+        if (candidate / "module_state.pkl").is_file() or (candidate / "module_state.pt").is_file():
+            return candidate
+    if not where.exists():
+        raise CheckpointError(f"RLlib checkpoint {path!r} not found; give a run directory of kdenv train (rllib)")
+    raise CheckpointError(
+        f"{path!r} holds no RLlib module of policy {POLICY!r}; give a run directory of `kdenv train` with "
+        "backend: rllib, or a checkpoint in it"
+    )
+
+
+def load_module(path: str) -> Any:
+    """The RL module that ``rllib:PATH`` plays, in evaluation mode."""
+    try:
+        from ray.rllib.core.rl_module.rl_module import RLModule
+    except ImportError:
+        raise KingdominoError('rllib players need Ray: pip install -e ".[ray]"') from None
+    folder = module_path(path)
+    try:
+        module = RLModule.from_checkpoint(folder)
+    except Exception as err:  # a damaged or foreign checkpoint: whatever RLlib raises, one line
+        raise CheckpointError(f"cannot load the RLlib module in {str(folder)!r}: {str(err).splitlines()[0]}") from None
+    module.eval()
+    return module
+
+
+class RLlibPlayer(Player):
+    """Plays the module's most probable legal move (``sample=true``: samples from its masked policy)."""
+
+    def __init__(self, path: str, sample: str = "false") -> None:
+        super().__init__()
+        import torch
+
+        from kdenv.encoding import ObservationEncoder, table_of
+
+        if sample.lower() not in ("true", "false"):
+            raise ValueError(f"sample must be true or false, not {sample!r}")
+        torch.set_num_threads(1)  # batch-one inference, as the ppo players
+        self.sample = sample.lower() == "true"
+        self.where = f"RLlib checkpoint {path!r}"
+        self.module = load_module(path)
+        board = self.module.observation_space["observation"]["board"].shape
+        players, gains = table_of(board[0])
+        self.table = (players, (board[1] + 1) // 2)
+        self.encoder = ObservationEncoder(players, self.table[1], gains)
+
+    def seat_at(self, num_players: int, rules: Rules) -> None:
+        if self.table != (num_players, rules.kingdom_size):
+            players, size = self.table
+            raise CheckpointError(
+                f"{self.where} was trained for {players} players at kingdom size {size} and cannot play "
+                f"{num_players} players at kingdom size {rules.kingdom_size}; give one trained for this table"
+            )
+
+    def logits(self, view: PublicView, player: int) -> np.ndarray:
+        """The module's masked logits for ``player`` to move in ``view`` (illegal actions at the lowest value)."""
+        import torch
+
+        from kdenv.encoding import action_mask
+
+        observation = {key: torch.from_numpy(value[None]) for key, value in self.encoder.encode(view, player).items()}
+        batch = {"obs": {"observation": observation, "action_mask": torch.from_numpy(action_mask(view)[None])}}
+        with torch.inference_mode():
+            out = self.module.forward_inference(batch)
+        return out["action_dist_inputs"][0].numpy().astype(np.float64)
+
+    def act(self, view: PublicView) -> int:
+        logits = self.logits(view, self.seat)
+        legal = view.legal_actions()
+        if not self.sample:
+            return max(legal, key=lambda action: logits[action])
+        weights = np.exp(logits[legal] - logits[legal].max())
+        return legal[int(self.rng.choices(range(len(legal)), weights=weights.tolist())[0])]
