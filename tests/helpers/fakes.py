@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from agents.base import Player
 from kdenv.view import PublicView
 
@@ -37,4 +39,24 @@ class CrashPlayer(Player):
         return actions[self.rng.randrange(len(actions))]
 
 
-FAKES = {"greedy1": "tests.helpers.fakes:OnePlyGreedy", "crash": "tests.helpers.fakes:CrashPlayer"}
+class DiesOnce(Player):
+    """Kills its own process at its first move while the file ``path`` does not exist (creating it first), then
+    plays randomly: a worker lost once, whose game must be played again."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__()
+        self.path = path
+
+    def act(self, view: PublicView) -> int:
+        if not os.path.exists(self.path):
+            open(self.path, "w").close()
+            os._exit(1)
+        actions = view.legal_actions()
+        return actions[self.rng.randrange(len(actions))]
+
+
+FAKES = {
+    "greedy1": "tests.helpers.fakes:OnePlyGreedy",
+    "crash": "tests.helpers.fakes:CrashPlayer",
+    "dies": "tests.helpers.fakes:DiesOnce",
+}

@@ -9,6 +9,7 @@ backend: a game's deal and play seeds come from the schedule, not from where it 
 
 from __future__ import annotations
 
+import itertools
 import os
 import socket
 from collections.abc import Iterator
@@ -91,7 +92,7 @@ def play_on_ray(
         waiting: dict[Any, Any] = {}
 
         def submit(count: int) -> None:
-            for game in [g for _, g in zip(range(count), games)]:
+            for game in itertools.islice(games, count):
                 waiting[task.remote(game, shared_rules, shared_players)] = game
 
         try:

@@ -111,10 +111,11 @@ _worker_seats: Seats | None = None  # the players of a worker process (of the po
 
 def play_in_worker(game: ScheduledGame, rules: Rules, players: dict[str, str]) -> Outcome:
     """One game in a worker process, with the parent's player registry ``players`` (players registered at
-    run time too); the worker's players are made at its first game and kept for the next."""
+    run time too: a Ray worker outlives the run that started it); the worker's players are made at their first
+    game and kept for the next."""
     global _worker_seats
+    PLAYERS.update(players)
     if _worker_seats is None:
-        PLAYERS.update(players)
         _worker_seats = Seats()
     return play_scheduled(game, rules, _worker_seats)
 

@@ -4,8 +4,9 @@
 iterations, and keeps a run directory like ``kdenv train``'s: ``config.yaml``, ``checkpoint/`` (the latest
 algorithm checkpoint, every ``checkpoint_every`` iterations, replaced atomically; ``rllib:RUN_DIR`` plays it),
 ``metrics.jsonl`` (one line per iteration), ``eval.jsonl`` (tournaments against ``eval.opponents`` on the Ray
-backend) and ``snapshots/`` (the module each evaluation played, as ``rllib:`` plays it), ``tb/`` (TensorBoard) and ``learning.png``. SIGINT and SIGTERM stop after the current iteration,
-with a checkpoint; ``--resume RUN_DIR`` goes on from the last checkpoint.
+backend), ``snapshots/`` (the module each evaluation played, as ``rllib:`` plays it), ``tb/`` (TensorBoard) and
+``learning.png``. SIGINT and SIGTERM stop after the current iteration, with a checkpoint; ``--resume RUN_DIR``
+goes on from the last checkpoint.
 """
 
 from __future__ import annotations
@@ -43,22 +44,28 @@ def algorithm_config(config: RLlibConfig) -> Any:
     from agents.rllib_module import KingdomRLModule
 
     r, env = config.rllib, config.env
-    env_config = {
-        "num_players": env.num_players, "rules": env.rules, "reward": env.reward, "gains": env.gains,
-        "opponents": list(r.opponents),
-    }  # fmt: skip
+    env_config = {"num_players": env.num_players, "rules": env.rules, "reward": env.reward, "gains": env.gains}
     module = RLModuleSpec(module_class=KingdomRLModule, model_config=dict(vars(config.network)))
     return (
         PPOConfig()
-        .environment(KingdominoMultiAgentEnv, env_config=env_config, disable_env_checking=True)
+        .environment(
+            KingdominoMultiAgentEnv, env_config={**env_config, "opponents": r.opponents}, disable_env_checking=True
+        )
         .env_runners(num_env_runners=r.env_runners, num_envs_per_env_runner=r.envs_per_runner)
         .multi_agent(policies={POLICY}, policy_mapping_fn=_same_policy)
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={POLICY: module}))
         .training(
-            train_batch_size_per_learner=r.train_batch_size, minibatch_size=r.minibatch_size,
-            num_epochs=r.epochs, lr=r.lr, gamma=r.gamma, lambda_=r.lambda_, clip_param=r.clip_param,
-            entropy_coeff=r.entropy_coeff, vf_loss_coeff=r.vf_loss_coeff, grad_clip=r.grad_clip,
-        )  # fmt: skip
+            train_batch_size_per_learner=r.train_batch_size,
+            minibatch_size=r.minibatch_size,
+            num_epochs=r.epochs,
+            lr=r.lr,
+            gamma=r.gamma,
+            lambda_=r.lambda_,
+            clip_param=r.clip_param,
+            entropy_coeff=r.entropy_coeff,
+            vf_loss_coeff=r.vf_loss_coeff,
+            grad_clip=r.grad_clip,
+        )
         .learners(num_learners=0)
         .debugging(seed=config.seed, log_level="ERROR")
     )

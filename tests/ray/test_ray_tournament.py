@@ -1,0 +1,85 @@
+"""Tournaments on Ray: the local backend's games, resume, a lost worker, evaluation, an unreachable cluster."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+pytest.importorskip("ray")
+
+from agents.registry import PLAYERS
+from kdenv.replay import read_records, replay_record
+from tests.helpers.fakes import FAKES
+from training.arena.tournament import Tournament
+
+
+def records(path) -> list[str]:
+    return sorted(json.dumps(record, sort_keys=True) for record in read_records(path / "games.jsonl"))
+
+
+def test_a_ray_tournament_plays_the_local_backends_games(local_ray, tmp_path):
+    settings = {"agents": ["random", "fg", "gprd"], "players": 3, "games": 12, "seed": 7}
+    Tournament(**settings, out=tmp_path / "local").run(workers=1, progress=False)
+    results = Tournament(**settings, out=tmp_path / "ray").run(progress=False, backend="ray")
+    assert results.games == 12
+    assert records(tmp_path / "ray") == records(tmp_path / "local")  # the same records, in any order
+    for record in read_records(tmp_path / "ray" / "games.jsonl"):
+        replay_record(record)
+
+
+def test_a_ray_tournament_resumes_after_an_interruption(local_ray, tmp_path):
+    settings = {"agents": ["random", "fg"], "players": 2, "games": 16, "seed": 3, "out": tmp_path}
+    seen = []
+
+    def stop_after_five(outcome):
+        seen.append(outcome.game.game_id)
+        if len(seen) == 5:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        Tournament(**settings).run(progress=False, on_outcome=stop_after_five, backend="ray")
+    assert len((tmp_path / "games.jsonl").read_text().splitlines()) == 5
+    again = Tournament(**settings)
+    assert len(again.records) == 5
+    results = again.run(progress=False, backend="ray")
+    ids = sorted(r["tournament"]["game_id"] for r in read_records(tmp_path / "games.jsonl"))
+    assert ids == list(range(16)) and results.games == 16
+    Tournament(**{**settings, "out": tmp_path / "local"}).run(workers=1, progress=False)
+    assert records(tmp_path) == records(tmp_path / "local")
+
+
+def test_a_lost_worker_is_retried_and_its_game_recorded(local_ray, tmp_path, monkeypatch):
+    monkeypatch.setitem(PLAYERS, "dies", FAKES["dies"])
+    agents = [f"dies:{tmp_path / 'died'}", "random"]
+    tournament = Tournament(agents, players=2, games=6, seed=1, out=tmp_path / "ray")
+    results = tournament.run(progress=False, backend="ray")
+    assert (tmp_path / "died").exists()  # a worker was lost...
+    assert results.games == 6 and not tournament.failures  # ...and its game played again
+    assert not (tmp_path / "ray" / "errors.jsonl").exists()
+    Tournament(agents, players=2, games=6, seed=1, out=tmp_path / "local").run(workers=1, progress=False)
+    assert records(tmp_path / "ray") == records(tmp_path / "local")
+
+
+def test_evaluation_plays_its_tournament_on_ray(local_ray, tmp_path):
+    from agents.checkpoint import read_checkpoint
+    from kdenv.rules import Rules
+    from tests.helpers.checkpoints import SETTINGS, write_checkpoint
+    from training.arena.evaluate import evaluate
+
+    write_checkpoint(tmp_path / "tiny.zip", SETTINGS)
+    settings, state = read_checkpoint(tmp_path / "tiny.zip")
+    rules = Rules.from_dict(settings["rules"])
+    here = evaluate(settings, state, "mce:playouts=2", 8, rules, workers=1)
+    there = evaluate(settings, state, "mce:playouts=2", 8, rules, backend="ray")
+    assert there.games == here.games == 8 and there.win_rate == here.win_rate and there.score == here.score
+
+
+def test_an_unreachable_address_is_a_one_line_error(tmp_path):
+    command = [sys.executable, "-m", "training.cli", "tournament", "--agents", "random", "fg", "--games", "4",
+               "--backend", "ray", "--address", "127.0.0.1:9", "--out", str(tmp_path), "--no-progress"]  # fmt: skip
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert done.returncode != 0
+    error = done.stderr.strip().splitlines()
+    assert len(error) == 1 and "cannot reach a Ray cluster at '127.0.0.1:9'" in error[0], done.stderr
+    assert "ray start --head" in error[0] and "Traceback" not in done.stderr

@@ -1,0 +1,84 @@
+"""RLlib's PPO on the PettingZoo env: a few iterations with masks, resume, and the result as an rllib: player."""
+
+import json
+
+import pytest
+
+pytest.importorskip("ray")
+
+from agents.checkpoint import CheckpointError
+from agents.registry import make_player
+from kdenv.replay import read_records, replay_record
+from kdenv.rules import Rules
+from training.arena.tournament import Tournament
+from training.ppo.config import ConfigError
+from training.rllib.config import rllib_config
+from training.rllib.train import train_rllib
+
+TINY = {
+    "name": "tiny",
+    "env": {"num_players": 2, "rules": "", "gains": True},
+    "network": {"channels": 8, "blocks": 1, "hidden": 32},
+    "rllib": {"iterations": 2, "env_runners": 1, "envs_per_runner": 2, "train_batch_size": 256,
+              "minibatch_size": 64, "epochs": 1},
+    "checkpoint_every": 1,
+    "eval": {"every": 2, "games": 4, "opponents": ["random"]},
+}  # fmt: skip
+
+
+def lines(path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+@pytest.fixture(scope="module")
+def trained(local_ray, tmp_path_factory):
+    """A self-play run of two iterations, then resumed for a third."""
+    runs = tmp_path_factory.mktemp("rllib")
+    config = rllib_config({**TINY, "runs_dir": str(runs)})
+    run = train_rllib(config)
+    assert [m["iteration"] for m in lines(run / "metrics.jsonl")] == [1, 2]
+    train_rllib(rllib_config({**TINY, "runs_dir": str(runs)}, ["rllib.iterations=3"]), resume=run)
+    return run
+
+
+def test_rllib_trains_with_masks_and_resumes(trained):
+    metrics = lines(trained / "metrics.jsonl")
+    assert [m["iteration"] for m in metrics] == [1, 2, 3]  # the resumed run went on from its checkpoint
+    assert metrics[-1]["step"] > metrics[0]["step"] > 0 and all(m["entropy"] > 0 for m in metrics)
+    evaluations = lines(trained / "eval.jsonl")
+    assert [e["step"] for e in evaluations] == [metrics[1]["step"], metrics[2]["step"]]
+    assert evaluations[0]["results"]["random"]["games"] == 4
+    assert (trained / "learning.png").is_file() and (trained / "checkpoint").is_dir()
+
+
+def test_the_trained_policy_plays_legal_games_as_a_player(trained, tmp_path):
+    spec = f"rllib:{trained}"
+    results = Tournament([spec, "random"], players=2, games=8, seed=2, out=tmp_path).run(workers=1, progress=False)
+    assert results.agent(spec).games == 8
+    for record in read_records(tmp_path / "games.jsonl"):
+        replay_record(record)  # every move legal, the scores as written
+    sampler = make_player(f"{spec},sample=true", 2, Rules())
+    assert sampler.sample
+
+
+def test_an_rllib_player_of_another_table_or_path_is_a_one_line_error(trained, tmp_path):
+    with pytest.raises(CheckpointError, match="trained for 2 players .* cannot play 4 players"):
+        make_player(f"rllib:{trained}", 4, Rules())
+    with pytest.raises(CheckpointError, match="not found"):
+        make_player(f"rllib:{tmp_path / 'nothing'}")
+    with pytest.raises(CheckpointError, match="holds no RLlib module"):
+        make_player(f"rllib:{tmp_path}")
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        (["rllib.iteratons=3"], "unknown config key 'rllib.iteratons'"),
+        (["rllib.opponents=[fg, fg]"], "lists 2 players; give 1"),
+        (["rllib.opponents=[nobody]"], "unknown opponent 'nobody'"),
+        (["rllib.lr=-1"], "'rllib.lr' must be positive"),
+    ],
+)
+def test_bad_rllib_configs_are_one_line_errors(changes, message):
+    with pytest.raises(ConfigError, match=message):
+        rllib_config(TINY, changes)
