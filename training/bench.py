@@ -11,6 +11,7 @@ BENCHMARKS: dict[str, str] = {
     "playouts": "agents.bench",  # random and Full-Greedy playouts from the first round
     "vector": "agents.vector_bench",  # the vector env and the learner's view, against the AEC env
     "train": "training.ppo.bench_train",  # MaskablePPO learner steps/s on the vector env, and where time goes
+    "ray": "training.arena.bench_ray",  # tournament games/s on Ray against the local backend
 }
 
 
