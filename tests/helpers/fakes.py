@@ -40,16 +40,23 @@ class CrashPlayer(Player):
 
 
 class DiesOnce(Player):
-    """Kills its own process at its first move while the file ``path`` does not exist (creating it first), then
-    plays randomly: a worker lost once, whose game must be played again."""
+    """Kills its own process at its first move: with ``path``, once (while that file does not exist, creating it
+    first), a worker lost once whose game must be played again; without, in every game with an even seed (as
+    CrashPlayer raises), a worker lost at every try. Plays randomly otherwise."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str | None = None) -> None:
         super().__init__()
         self.path = path
 
+    def reset(self, seat: int, seed: int | None = None) -> None:
+        super().reset(seat, seed)
+        self.doomed = seed is not None and (seed // 7919) % 2 == 0
+
     def act(self, view: PublicView) -> int:
-        if not os.path.exists(self.path):
+        if self.path is not None and not os.path.exists(self.path):
             open(self.path, "w").close()
+            os._exit(1)
+        if self.path is None and self.doomed:
             os._exit(1)
         actions = view.legal_actions()
         return actions[self.rng.randrange(len(actions))]

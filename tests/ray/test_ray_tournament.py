@@ -61,6 +61,17 @@ def test_a_lost_worker_is_retried_and_its_game_recorded(local_ray, tmp_path, mon
     assert records(tmp_path / "ray") == records(tmp_path / "local")
 
 
+def test_a_game_whose_worker_is_lost_at_every_try_is_recorded_as_failed(local_ray, tmp_path, monkeypatch):
+    monkeypatch.setitem(PLAYERS, "dies", FAKES["dies"])
+    tournament = Tournament(["dies", "random"], players=2, games=4, seed=1, out=tmp_path)
+    results = tournament.run(progress=False, backend="ray")
+    failed = sorted(f.game.game_id for f in tournament.failures)
+    assert len(failed) == 2  # the games in which its seed is even, after Ray's retries; the others are played
+    errors = [json.loads(line) for line in (tmp_path / "errors.jsonl").read_text().splitlines()]
+    assert sorted(e["game_id"] for e in errors) == failed and all("Worker" in e["error"] for e in errors)
+    assert results.games == 2 and Tournament(["dies", "random"], players=2, games=4, seed=1, out=tmp_path).pending
+
+
 def test_evaluation_plays_its_tournament_on_ray(local_ray, tmp_path):
     from agents.checkpoint import read_checkpoint
     from kdenv.rules import Rules

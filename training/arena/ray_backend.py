@@ -10,6 +10,7 @@ backend: a game's deal and play seeds come from the schedule, not from where it 
 from __future__ import annotations
 
 import itertools
+import logging
 import os
 import socket
 from collections.abc import Iterator
@@ -47,22 +48,31 @@ def connected(address: str | None = None, cpus: int | None = None) -> Iterator[A
         yield ray
         return
     settings: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False, "configure_logging": False}
-    try:
-        if address is None:
+    if address is None:
+        # Ray's note that a new local Ray has token authentication on is about Ray's default, not this run
+        logging.getLogger("ray._private.authentication").setLevel(logging.ERROR)
+        try:
             ray.init(num_cpus=cpus or os.cpu_count(), object_store_memory=OBJECT_STORE, **settings)
-        else:
+        except (OSError, RuntimeError, ValueError) as err:
+            raise RayBackendError(f"cannot start a local Ray: {_first_line(err)}") from None
+    else:
+        try:
             _check_reachable(address)
             ray.init(address=address, **settings)
-    except (OSError, RuntimeError, ValueError) as err:
-        reason = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
-        raise RayBackendError(
-            f"cannot reach a Ray cluster at {address!r} ({reason}); start one with `ray start --head`, "
-            "or leave out --address to use a local Ray"
-        ) from None
+        except (OSError, RuntimeError, ValueError) as err:
+            raise RayBackendError(
+                f"cannot reach a Ray cluster at {address!r} ({_first_line(err)}); start one with `ray start --head`, "
+                "or leave out --address to use a local Ray"
+            ) from None
     try:
         yield ray
     finally:
         ray.shutdown()
+
+
+def _first_line(err: Exception) -> str:
+    text = str(err).strip()
+    return text.splitlines()[0] if text else type(err).__name__
 
 
 def _check_reachable(address: str) -> None:
@@ -104,8 +114,7 @@ def play_on_ray(
                 try:
                     yield ray.get(done[0])
                 except ray.exceptions.RayError as err:  # the worker was lost every time (or Ray failed)
-                    reason = str(err).strip().splitlines()[0]
-                    yield Outcome(game, error=f"{type(err).__name__}: {reason}", trace=str(err))
+                    yield Outcome(game, error=f"{type(err).__name__}: {_first_line(err)}", trace=str(err))
         finally:
             for ref in waiting:
                 ray.cancel(ref, force=True)
