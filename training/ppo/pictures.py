@@ -13,6 +13,11 @@ def read_evaluations(path: str | Path) -> list[dict]:
     return list(read_jsonl(path))
 
 
+def _steps(value: float, _position: int) -> str:
+    """A step count as a tick reads it: 200k, 1.5M."""
+    return f"{value / 1e6:g}M" if abs(value) >= 1e6 else f"{value / 1e3:g}k" if value else "0"
+
+
 def plot_learning_curve(runs: list[str | Path], out: str | Path, title: str = "", players: int = 4) -> None:
     """Win rate (with 95% CI) and mean margin against each evaluation opponent, by learner step, as a PNG.
 
@@ -45,8 +50,9 @@ def plot_learning_curve(runs: list[str | Path], out: str | Path, title: str = ""
     wins.set(xlabel="learner steps (PPO)", ylabel="win rate (95% CI)", ylim=(0, 1))
     margin.axhline(0, color="grey", linestyle="--", linewidth=1)
     margin.set(xlabel="learner steps (PPO)", ylabel="mean margin (own - best other)")
-    wins.legend()
-    margin.legend()
+    for axes in (wins, margin):
+        axes.xaxis.set_major_formatter(_steps)
+        axes.legend()
     fig.suptitle(title or f"evaluation during training ({players} players)")
     fig.tight_layout()
     fig.savefig(out, dpi=110)
