@@ -36,6 +36,8 @@ def run(args: argparse.Namespace) -> int:
     if data is None and args.resume is None and args.backend != "rllib":
         raise ConfigError("give a config file (e.g. configs/smoke.yaml) or --resume RUN_DIR")
     backend = args.backend or _backend_of(data, args.resume)
+    if args.config and backend != _backend_of(data, None):
+        raise ConfigError(f"--backend {backend}, but {args.config} is a config for backend {_backend_of(data, None)}")
     overrides = [*args.overrides, *([f"backend={args.backend}"] if args.backend else [])]
     try:
         path = (_train_rllib if backend == "rllib" else _train_sb3)(data, overrides, args.resume)

@@ -12,8 +12,14 @@ from training.ppo.config import ConfigError, Stage, TrainConfig, config_from_dic
 def test_every_shipped_config_loads():
     from pathlib import Path
 
-    tables = {load_config(path).env.num_players for path in Path("configs").glob("*.yaml")}
+    from training.ppo.config import read_yaml
+    from training.rllib.config import rllib_config
+
+    paths = sorted(Path("configs").glob("*.yaml"))
+    rllib = [path for path in paths if read_yaml(path).get("backend") == "rllib"]
+    tables = {load_config(path).env.num_players for path in paths if path not in rllib}
     assert tables == {2, 3, 4}
+    assert {tuple(rllib_config(read_yaml(path)).rllib.opponents) for path in rllib} == {(), ("fg", "fg", "fg")}
 
 
 def test_shipped_configs_load():
@@ -109,3 +115,19 @@ def test_a_binary_config_file_is_a_one_line_error(tmp_path):
     path.write_bytes(bytes(range(256)))
     with pytest.raises(ConfigError, match="is not a UTF-8 text file"):
         load_config(path)
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["configs/rllib_selfplay.yaml", "--set", "rllib.iterationz=1"], "unknown config key 'rllib.iterationz'"),
+        (["--backend", "rllib", "--set", "env.num_players=5"], "config key 'env'"),
+        (["configs/rllib_vs_fg.yaml", "--backend", "sb3"], "is a config for backend rllib"),
+    ],
+)
+def test_train_takes_rllib_configs_and_refuses_bad_ones_in_one_line(argv, message, capsys):
+    from training.cli import main
+
+    assert main(["train", *argv]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and message in err[0]
