@@ -56,6 +56,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--record", help="where to save the game record: a new .json file, or a .jsonl file to append to "
         "(default ./kdenv-game-<time>.json)"
     )  # fmt: skip
+    parser.add_argument("--trace", action="store_true", help="keep in the record what the agents thought at each move")
+    parser.add_argument("--web", action="store_true", help="play in the browser: serve the game on 127.0.0.1")
+    parser.add_argument("--port", type=int, default=8000, help="the port of --web (default 8000)")
 
 
 # ----- move codes ------------------------------------------------------------------------------------
@@ -306,8 +309,11 @@ def ask(game: Game, seat: int) -> int | None:
             print(f"  {hint}")
 
 
-def play(game: Game, seats: Sequence[Player | None], names: Sequence[str]) -> bool:
-    """Play until the game is over (True) or the person quits (False); every move is announced in one line."""
+def play(
+    game: Game, seats: Sequence[Player | None], names: Sequence[str], traces: list[dict | None] | None = None
+) -> bool:
+    """Play until the game is over (True) or the person quits (False); every move is announced in one line.
+    With a ``traces`` list, what the agent thought at each move (None for the person's) is appended to it."""
     view = PublicView(game)
     while game.phase != OVER:
         player = game.current_player
@@ -315,6 +321,8 @@ def play(game: Game, seats: Sequence[Player | None], names: Sequence[str]) -> bo
         action = opponent.act(view) if opponent is not None else ask(game, player)
         if action is None:
             return False
+        if traces is not None:
+            traces.append(opponent.trace() if opponent is not None else None)
         print(announce(game, action, names[player]))
         game.step(action, player)
     return True
@@ -367,10 +375,11 @@ def run(args: argparse.Namespace) -> int:
     path = record_path(args.record)
     print(f"Kingdomino, {args.players} players, seed {seed}: you are P{human}. Type ? for help.")
     finished = False
+    traces: list[dict | None] | None = [] if args.trace else None
     try:
-        finished = play(game, seats, names)
+        finished = play(game, seats, names, traces)
     finally:
-        (append_record if path.suffix == ".jsonl" else write_record)(path, to_record(game, agents))
+        (append_record if path.suffix == ".jsonl" else write_record)(path, to_record(game, agents, traces))
         for player in opponents:
             player.close()
         if finished:
