@@ -27,6 +27,7 @@ def move_text(view: PublicView, action: int, slot: int = -1) -> str:
     elif move.kind == "discard":
         text = f"discard #{view.held_domino}"
     else:
+        assert move.cells is not None  # a placement has its cells
         (ra, ca), (rb, cb) = move.cells
         text = f"place #{view.held_domino} at ({ra},{ca})+({rb},{cb})"
     return text + (f", pick #{view.line[slot]}" if slot >= 0 else "")

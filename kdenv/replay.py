@@ -23,9 +23,7 @@ from kdenv.rules import Rules
 FORMAT = "kingdomino-replay/1"
 
 
-def to_record(
-    game: Game, agents: Sequence[str] | None = None, traces: Sequence[dict | None] | None = None
-) -> dict:
+def to_record(game: Game, agents: Sequence[str] | None = None, traces: Sequence[dict | None] | None = None) -> dict:
     """The record of ``game`` so far (``final`` only once it is over); ``traces[i]``, when given and not None,
     is kept as the optional ``trace`` of move i (what the deciding player thought)."""
     size = game.rules.kingdom_size
