@@ -84,11 +84,19 @@ def replay_record(record: dict) -> Game:
 
     Returns the game re-played; raises RecordError naming the first field or move that is wrong.
     """
+    *_, game = replay_steps(record)
+    return game
+
+
+def replay_steps(record: dict) -> Iterator[Game]:
+    """The game ``record`` deals, then the same game after each of its moves (one object, stepped in place),
+    checked as :func:`replay_record` checks it: what a viewer shows move by move."""
     game = _dealt(record)
+    yield game
     for index, move in enumerate(_field(record, "moves", list)):
         _replay_move(game, move, index)
+        yield game
     _check_final(record, game)
-    return game
 
 
 def _dealt(record: Any) -> Game:
