@@ -29,9 +29,10 @@ from kdenv.game import OVER, PLACE, Game
 from kdenv.rules import Rules
 from kdenv.tiles import TERRAINS, domino
 from kdenv.view import PublicView
+from training.web.state import HUMAN
 
 COLUMNS = "abcdefghijklm"  # the 13 columns of a Mighty Duel frame at most
-HUMAN = "human"  # the agent name of the person in game records
+WEB_RECORDS = "runs/web"  # where --web saves the records of finished games
 CELLS = re.compile(r"([a-z])(\d{1,2})([a-z])(\d{1,2})")  # a placement: the cells of half A and half B
 QUIT = {"q", "quit", "exit"}
 HELP = {"?", "h", "help"}
@@ -57,7 +58,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "(default ./kdenv-game-<time>.json)"
     )  # fmt: skip
     parser.add_argument("--trace", action="store_true", help="keep in the record what the agents thought at each move")
-    parser.add_argument("--web", action="store_true", help="play in the browser: serve the game on 127.0.0.1")
+    parser.add_argument(
+        "--web", action="store_true", help=f"play in the browser, served on 127.0.0.1 (records saved in {WEB_RECORDS}/)"
+    )
     parser.add_argument("--port", type=int, default=8000, help="the port of --web (default 8000)")
 
 
@@ -358,6 +361,8 @@ def run(args: argparse.Namespace) -> int:
     from kdenv.render import render_ansi
     from kdenv.replay import append_record, to_record, write_record
 
+    if args.web:
+        return serve_web(args)
     rules = Rules.from_names(args.rules)
     rules.setup(args.players)  # a one-line error for an impossible table
     if not 0 <= args.seat < args.players:
@@ -385,4 +390,17 @@ def run(args: argparse.Namespace) -> int:
         if finished:
             print(f"\n=== game over ===\n{render_ansi(game, viewer=human)}\n{final_report(game, names)}")
         print(f"game record {'' if finished else '(unfinished) '}saved to {path}")
+    return 0
+
+
+def serve_web(args: argparse.Namespace) -> int:
+    """``--web``: serve the game in the browser, the page proposing ``--opponents`` and ``--players``."""
+    try:
+        from training.web.server import serve
+    except ImportError:
+        raise KingdominoError('kdenv play --web needs the web extra: pip install -e ".[web]"') from None
+    specs = split_specs(args.opponents)
+    specs += specs[-1:] * (args.players - 1 - len(specs))
+    defaults = {"opponents": specs[: args.players - 1], "players": args.players, "trace": args.trace}
+    serve(args.port, WEB_RECORDS, defaults)
     return 0

@@ -8,6 +8,8 @@ from kdenv.kingdom import HALVES, Kingdom
 from kdenv.render import palette
 from kdenv.tiles import TERRAINS
 
+HUMAN = "human"  # the agent name of a person in game records (kdenv play, in the terminal and the browser)
+
 
 def table(game: Game, agents: list[str] | None) -> dict:
     """What does not change during a game: players, rules, seed, the dominoes' halves and the colours."""
