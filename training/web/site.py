@@ -89,7 +89,7 @@ def write_site(paths: Sequence[str | os.PathLike], out: str | os.PathLike) -> Pa
             title = f"Kingdomino game {data['index']['number']}"
             write_atomically(out / name, page(title, ["draw.js", "viewer.js"], data))
         index = out / "index.html"
-        write_atomically(index, page("Kingdomino games", ["index.js"], index_data(out, pages)))
+        write_atomically(index, page("Kingdomino games", ["draw.js", "index.js"], index_data(out, pages)))
     except OSError as err:
         raise SiteError(f"cannot write the site to {out}: {err.strerror or err}; give a writable --out") from None
     return index
