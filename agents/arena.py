@@ -10,11 +10,14 @@ from kdenv.game import OVER, Game
 from kdenv.view import PublicView
 
 
-def play_game(players: Sequence[Player], game: Game, seed: int | None = None) -> Game:
+def play_game(
+    players: Sequence[Player], game: Game, seed: int | None = None, traces: list[dict | None] | None = None
+) -> Game:
     """Let ``players[p]`` play seat p of ``game`` until it is over; returns the game.
 
     Each player is reset for its seat with a seed derived from ``seed``, so a game with
-    the same deal, players and seed is played the same way again.
+    the same deal, players and seed is played the same way again. With a ``traces`` list, what each
+    player thought at each of its moves (:meth:`Player.trace`) is appended to it, one entry per move.
     """
     if len(players) != game.num_players:
         raise ValueError(f"{len(players)} players for a {game.num_players}-player game")
@@ -23,7 +26,10 @@ def play_game(players: Sequence[Player], game: Game, seed: int | None = None) ->
     view = PublicView(game)
     while game.phase != OVER:
         seat = game.current_player
-        game.step(players[seat].act(view), seat)
+        action = players[seat].act(view)
+        if traces is not None:
+            traces.append(players[seat].trace())
+        game.step(action, seat)
     return game
 
 

@@ -35,6 +35,11 @@ class Player(ABC):
     def act(self, view: PublicView) -> int:
         """The action to play now (the view's current player is this player)."""
 
+    def trace(self) -> dict | None:
+        """What the player thought at its last ``act`` (see :mod:`agents.trace`), stored in a record's move by
+        ``--trace``; None (the default) when it has nothing to tell."""
+        return None
+
     def close(self) -> None:
         """Release resources (worker pools, models); the default has none."""
 

@@ -18,6 +18,7 @@ from collections.abc import Callable
 
 from agents.playout import Playouts, choice, number
 from agents.search import SearchPlayer
+from agents.trace import move_text, top
 from kdenv.actions import discard_action, pick_action
 from kdenv.view import PublicView
 
@@ -31,6 +32,7 @@ class MonteCarloPlayer(SearchPlayer):
         super().__init__(**options)
         self.select = choice("select", select, ("halving", "even"))
         self.width = int(number("width", width, int, 0, least=True))
+        self._tally: tuple[list[float], list[int]] = [], []
 
     # ----- candidates ----------------------------------------------------------------------------
     def choose_turn(self, view: PublicView) -> tuple[int, int]:
@@ -57,9 +59,11 @@ class MonteCarloPlayer(SearchPlayer):
     # ----- playouts --------------------------------------------------------------------------------
     def _best(self, view: PublicView, turns: list[tuple[int, int]]) -> tuple[int, int]:
         """The turn (placement or -1, slot or -1) with the best mean playout value."""
-        if len(turns) == 1:
-            return turns[0]
         size = view.rules.kingdom_size
+        if len(turns) == 1:
+            self._tally = [0.0], [0]
+            self._trace = self._turns_trace(view, turns, 0)
+            return turns[0]
         playouts = Playouts(view, self.policy, self.seat, self.evaluation)
 
         def playout(turn: tuple[int, int]) -> float:
@@ -67,11 +71,31 @@ class MonteCarloPlayer(SearchPlayer):
             first = ((action,) if action >= 0 else ()) + ((pick_action(slot, size),) if slot >= 0 else ())
             return playouts.values(self.rng, first)[self.seat]
 
-        return turns[self._share_out(len(turns), lambda i: playout(turns[i]))]
+        best = self._share_out(len(turns), lambda i: playout(turns[i]))
+        self._trace = self._turns_trace(view, turns, best)
+        return turns[best]
+
+    def _turns_trace(self, view: PublicView, turns: list[tuple[int, int]], best: int) -> dict:
+        """The trace of a decision: the candidate turns with their mean values and playouts (``_tally``)."""
+        size = view.rules.kingdom_size
+        totals, counts = self._tally
+        candidates = []
+        for i, (action, slot) in enumerate(turns):
+            first = action if action >= 0 else pick_action(slot, size)
+            candidate = {
+                "action": first,
+                "move": move_text(view, first, slot if action >= 0 else -1),
+                "value": totals[i] / counts[i] if counts[i] else None,
+                "visits": counts[i],
+            }
+            candidates.append({**candidate, "chosen": True} if i == best else candidate)
+        return {"kind": "search", "candidates": top(candidates, "visits", "value")}
 
     def _share_out(self, n: int, playout: Callable[[int], float]) -> int:
-        """Run playouts of candidates 0..n-1 within the budget; the index of the best mean."""
+        """Run playouts of candidates 0..n-1 within the budget; the index of the best mean. The summed values
+        and playouts of each candidate are left in ``_tally`` for the trace."""
         totals, counts = [0.0] * n, [0] * n
+        self._tally = totals, counts
         alive = list(range(n))
         rounds = max(1, math.ceil(math.log2(n))) if self.select == "halving" else 1
         budget = self.budget

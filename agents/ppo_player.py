@@ -183,18 +183,47 @@ class PPOPlayer(Player):
         self.settings = settings
         self.policy = policy
         self.encoder = encoder_of(settings)
+        self._last: tuple | None = None  # (view, observation, logits, action) of the last act, for trace()
 
     def logits(self, view: PublicView, player: int) -> np.ndarray:
         """The policy's masked logits (illegal actions at -inf) for ``player`` to move in ``view``."""
+        return self._logits(view, player)[1]
+
+    def _logits(self, view: PublicView, player: int) -> tuple[dict[str, np.ndarray], np.ndarray]:
+        """The batch-one observation of ``player`` and the policy's masked logits for it."""
         from kdenv.encoding import action_mask
 
         obs = {key: value[None] for key, value in self.encoder.encode(view, player).items()}
-        return masked_logits(self.policy, obs, action_mask(view)[None])[0]
+        return obs, masked_logits(self.policy, obs, action_mask(view)[None])[0]
 
     def act(self, view: PublicView) -> int:
-        logits = self.logits(view, self.seat)
+        obs, logits = self._logits(view, self.seat)
         if not self.sample:
-            return int(np.argmax(logits))
+            action = int(np.argmax(logits))
+        else:
+            probs = np.exp(logits - logits.max())
+            cumulative = np.cumsum(probs / probs.sum())
+            action = min(int(np.searchsorted(cumulative, self.rng.random(), side="right")), len(cumulative) - 1)
+        self._last = (view, obs, logits, action)
+        return action
+
+    def trace(self) -> dict | None:
+        """The policy's top action probabilities and its value estimate at the last decision (worked out here,
+        from what ``act`` kept, so untraced games pay nothing for it)."""
+        import torch
+
+        from agents.trace import move_text, top
+
+        if self._last is None:
+            return None
+        view, obs, logits, chosen = self._last
         probs = np.exp(logits - logits.max())
-        cumulative = np.cumsum(probs / probs.sum())
-        return min(int(np.searchsorted(cumulative, self.rng.random(), side="right")), len(cumulative) - 1)
+        probs /= probs.sum()
+        with torch.inference_mode():
+            value = float(self.policy.predict_values({k: torch.from_numpy(v) for k, v in obs.items()})[0, 0])
+        candidates = [
+            {"action": int(a), "move": move_text(view, int(a)), "probability": float(probs[a])}
+            | ({"chosen": True} if a == chosen else {})
+            for a in np.flatnonzero(probs > 0)
+        ]
+        return {"kind": "policy", "value": round(value, 4), "candidates": top(candidates, "probability")}

@@ -50,10 +50,12 @@ class SearchPlayer(Player):
         self.prune = choice("prune", prune, ("0", "1")) == "1"
         self.fg = FullGreedy()
         self._plan: tuple | None = None
+        self._trace: dict | None = None  # what the last act thought (set by choose_turn and choose_pick)
 
     # ----- the player interface ------------------------------------------------------------------
     def act(self, view: PublicView) -> int:
         size = view.rules.kingdom_size
+        self._trace = None
         if view.phase == PICK:
             plan = self._plan
             self._plan = None
@@ -69,6 +71,10 @@ class SearchPlayer(Player):
     def reset(self, seat: int, seed: int | None = None) -> None:
         super().reset(seat, seed)
         self._plan = None
+
+    def trace(self) -> dict | None:
+        """The top candidates of the last decision searched (None for a pick planned with the placement)."""
+        return self._trace
 
     def choose_turn(self, view: PublicView) -> tuple[int, int]:
         """(placement or discard action, slot to pick or -1) for the turn starting now."""

@@ -20,6 +20,7 @@ import math
 
 from agents.playout import Playouts, number
 from agents.search import SearchPlayer
+from agents.trace import move_text, top
 from kdenv.actions import pick_action, pick_slot
 from kdenv.game import OVER, PICK, Game
 from kdenv.view import PublicView
@@ -57,6 +58,7 @@ class UCTPlayer(SearchPlayer):
     def choose_turn(self, view: PublicView) -> tuple[int, int]:
         root = self._search(view)
         action = self._most_visited(root)
+        self._trace = _root_trace(view, root, action)
         if not view.line:
             return action, -1
         # placing does not end the round, so the placement's edge leads to one node: the pick
@@ -66,7 +68,10 @@ class UCTPlayer(SearchPlayer):
         return action, pick_slot(self._most_visited(child), view.rules.kingdom_size)
 
     def choose_pick(self, view: PublicView) -> int:
-        return pick_slot(self._most_visited(self._search(view)), view.rules.kingdom_size)
+        root = self._search(view)
+        action = self._most_visited(root)
+        self._trace = _root_trace(view, root, action)
+        return pick_slot(action, view.rules.kingdom_size)
 
     def _most_visited(self, node: Node) -> int:
         return max(node.edges, key=lambda a: (node.edges[a].visits, node.edges[a].total))
@@ -140,6 +145,16 @@ class UCTPlayer(SearchPlayer):
             node.visits += 1
             edge.visits += 1
             edge.total += values[edge.player]
+
+
+def _root_trace(view: PublicView, root: Node, chosen: int) -> dict:
+    """The trace of a decision: the root's most visited actions with their mean values and visits."""
+    candidates = [
+        {"action": action, "move": move_text(view, action), "value": edge.total / edge.visits, "visits": edge.visits}
+        | ({"chosen": True} if action == chosen else {})
+        for action, edge in root.edges.items()
+    ]
+    return {"kind": "search", "candidates": top(candidates, "visits", "value")}
 
 
 def _top(options: list[tuple[int, int]]) -> int:

@@ -294,3 +294,21 @@ def render_rgb(state, viewer: int | None = None) -> np.ndarray:
             else:
                 image[y + CELL // 2 - 1 : y + CELL // 2 + 1, x + CELL + 4 : x + 3 * CELL - 4] = _GREY
     return image
+
+
+def palette() -> dict[str, object]:
+    """The colours of these pictures as CSS hex strings (terrains in TERRAINS order, players by seat), so that
+    other renderers, such as the browser viewer, draw games the same way."""
+
+    def hexes(colours) -> list[str]:
+        return ["#" + "".join(f"{int(v):02x}" for v in colour) for colour in colours]
+
+    return {
+        "terrains": hexes(_TERRAIN_RGB),
+        "players": hexes(_PLAYER_RGB),
+        "castle": hexes([(196, 196, 204)])[0],
+        "background": hexes([_BACKGROUND])[0],
+        "empty": hexes([_REACHABLE])[0],
+        "outside": hexes([_OUTSIDE])[0],
+        "gold": hexes([_GOLD])[0],
+    }

@@ -2,7 +2,8 @@
 
 A record is one JSON object (many make a JSON Lines file); see DESIGN.md for the fields.
 :func:`replay_record` re-plays every move through the engine, so a record that passes is a
-legal game whose final scores and winners are the ones written in it.
+legal game whose final scores and winners are the ones written in it. A move's optional ``trace`` (what
+the deciding player thought, written by ``--trace``) is kept as it is and not checked beyond being an object.
 """
 
 from __future__ import annotations
@@ -22,15 +23,18 @@ from kdenv.rules import Rules
 FORMAT = "kingdomino-replay/1"
 
 
-def to_record(game: Game, agents: Sequence[str] | None = None) -> dict:
-    """The record of ``game`` so far (``final`` only once it is over)."""
+def to_record(game: Game, agents: Sequence[str] | None = None, traces: Sequence[dict | None] | None = None) -> dict:
+    """The record of ``game`` so far (``final`` only once it is over); ``traces[i]``, when given and not None,
+    is kept as the optional ``trace`` of move i (what the deciding player thought)."""
     size = game.rules.kingdom_size
     moves = []
-    for player, action, number in game.moves:
+    for index, (player, action, number) in enumerate(game.moves):
         move = decode(action, size)
-        entry = {"player": player, "action": move.kind, "domino": number}
+        entry: dict[str, Any] = {"player": player, "action": move.kind, "domino": number}
         if move.cells is not None:
             entry["cells"] = [list(move.cells[0]), list(move.cells[1])]
+        if traces is not None and index < len(traces) and traces[index] is not None:
+            entry["trace"] = traces[index]
         moves.append(entry)
     record = {
         "format": FORMAT,
@@ -80,11 +84,19 @@ def replay_record(record: dict) -> Game:
 
     Returns the game re-played; raises RecordError naming the first field or move that is wrong.
     """
+    *_, game = replay_steps(record)
+    return game
+
+
+def replay_steps(record: dict) -> Iterator[Game]:
+    """The game ``record`` deals, then the same game after each of its moves (one object, stepped in place),
+    checked as :func:`replay_record` checks it: what a viewer shows move by move."""
     game = _dealt(record)
+    yield game
     for index, move in enumerate(_field(record, "moves", list)):
         _replay_move(game, move, index)
+        yield game
     _check_final(record, game)
-    return game
 
 
 def _dealt(record: Any) -> Game:
@@ -109,6 +121,8 @@ def _replay_move(game: Game, move: Any, index: int) -> None:
     """Play ``moves[index]`` of a record, checking who plays it and with which domino."""
     if not isinstance(move, dict):
         raise RecordError(f"moves[{index}] must be an object")
+    if not isinstance(move.get("trace", {}), dict):
+        raise RecordError(f"moves[{index}].trace must be an object (what the player thought), if present")
     if game.phase == OVER:
         raise RecordError(f"moves[{index}]: the game is already over")
     if move.get("player") != game.current_player:

@@ -29,9 +29,10 @@ from kdenv.game import OVER, PLACE, Game
 from kdenv.rules import Rules
 from kdenv.tiles import TERRAINS, domino
 from kdenv.view import PublicView
+from training.web.state import HUMAN
 
 COLUMNS = "abcdefghijklm"  # the 13 columns of a Mighty Duel frame at most
-HUMAN = "human"  # the agent name of the person in game records
+WEB_RECORDS = "runs/web"  # where --web saves the records of finished games
 CELLS = re.compile(r"([a-z])(\d{1,2})([a-z])(\d{1,2})")  # a placement: the cells of half A and half B
 QUIT = {"q", "quit", "exit"}
 HELP = {"?", "h", "help"}
@@ -56,6 +57,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--record", help="where to save the game record: a new .json file, or a .jsonl file to append to "
         "(default ./kdenv-game-<time>.json)"
     )  # fmt: skip
+    parser.add_argument("--trace", action="store_true", help="keep in the record what the agents thought at each move")
+    parser.add_argument(
+        "--web", action="store_true", help=f"play in the browser, served on 127.0.0.1 (records saved in {WEB_RECORDS}/)"
+    )
+    parser.add_argument("--port", type=int, default=8000, help="the port of --web (default 8000)")
 
 
 # ----- move codes ------------------------------------------------------------------------------------
@@ -306,8 +312,11 @@ def ask(game: Game, seat: int) -> int | None:
             print(f"  {hint}")
 
 
-def play(game: Game, seats: Sequence[Player | None], names: Sequence[str]) -> bool:
-    """Play until the game is over (True) or the person quits (False); every move is announced in one line."""
+def play(
+    game: Game, seats: Sequence[Player | None], names: Sequence[str], traces: list[dict | None] | None = None
+) -> bool:
+    """Play until the game is over (True) or the person quits (False); every move is announced in one line.
+    With a ``traces`` list, what the agent thought at each move (None for the person's) is appended to it."""
     view = PublicView(game)
     while game.phase != OVER:
         player = game.current_player
@@ -315,6 +324,8 @@ def play(game: Game, seats: Sequence[Player | None], names: Sequence[str]) -> bo
         action = opponent.act(view) if opponent is not None else ask(game, player)
         if action is None:
             return False
+        if traces is not None:
+            traces.append(opponent.trace() if opponent is not None else None)
         print(announce(game, action, names[player]))
         game.step(action, player)
     return True
@@ -350,6 +361,8 @@ def run(args: argparse.Namespace) -> int:
     from kdenv.render import render_ansi
     from kdenv.replay import append_record, to_record, write_record
 
+    if args.web:
+        return serve_web(args)
     rules = Rules.from_names(args.rules)
     rules.setup(args.players)  # a one-line error for an impossible table
     if not 0 <= args.seat < args.players:
@@ -367,13 +380,27 @@ def run(args: argparse.Namespace) -> int:
     path = record_path(args.record)
     print(f"Kingdomino, {args.players} players, seed {seed}: you are P{human}. Type ? for help.")
     finished = False
+    traces: list[dict | None] | None = [] if args.trace else None
     try:
-        finished = play(game, seats, names)
+        finished = play(game, seats, names, traces)
     finally:
-        (append_record if path.suffix == ".jsonl" else write_record)(path, to_record(game, agents))
+        (append_record if path.suffix == ".jsonl" else write_record)(path, to_record(game, agents, traces))
         for player in opponents:
             player.close()
         if finished:
             print(f"\n=== game over ===\n{render_ansi(game, viewer=human)}\n{final_report(game, names)}")
         print(f"game record {'' if finished else '(unfinished) '}saved to {path}")
+    return 0
+
+
+def serve_web(args: argparse.Namespace) -> int:
+    """``--web``: serve the game in the browser, the page proposing ``--opponents`` and ``--players``."""
+    try:
+        from training.web.server import serve
+    except ImportError:
+        raise KingdominoError('kdenv play --web needs the web extra: pip install -e ".[web]"') from None
+    specs = split_specs(args.opponents)
+    specs += specs[-1:] * (args.players - 1 - len(specs))
+    defaults = {"opponents": specs[: args.players - 1], "players": args.players, "trace": args.trace}
+    serve(args.port, WEB_RECORDS, defaults)
     return 0

@@ -70,6 +70,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--opponent", metavar="SPEC", help=f"the three opponents of --protocol study (default {STUDY_OPPONENT})"
     )
+    parser.add_argument(
+        "--trace", action="store_true", help="keep in each move of games.jsonl what its player thought (mce, uct, ppo:)"
+    )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
@@ -79,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
     agents, players, games, rules, out = _settings(args)
     if args.workers is not None and args.workers < 1:
         raise KingdominoError(f"--workers must be at least 1, not {args.workers}")
-    tournament = Tournament(agents, players, games, rules, args.seed, out)
+    tournament = Tournament(agents, players, games, rules, args.seed, out, trace=args.trace)
     for note in tournament.notes:
         print(note)
     done = len(tournament.records)

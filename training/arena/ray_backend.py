@@ -88,10 +88,10 @@ def _check_reachable(address: str) -> None:
 
 
 def play_on_ray(
-    pending: list, rules: Rules, players: dict[str, str], workers: int | None, address: str | None
+    pending: list, rules: Rules, players: dict[str, str], workers: int | None, address: str | None, trace: bool = False
 ) -> Iterator[Any]:
     """Outcomes of the ``pending`` scheduled games as Ray finishes them, at most ``workers`` in flight (default:
-    two per CPU of the cluster); an interrupt cancels the games in flight."""
+    two per CPU of the cluster), their records traced with ``trace``; an interrupt cancels the games in flight."""
     from training.arena.tournament import Outcome, play_in_worker
 
     with connected(address, workers) as ray:
@@ -103,7 +103,7 @@ def play_on_ray(
 
         def submit(count: int) -> None:
             for game in itertools.islice(games, count):
-                waiting[task.remote(game, shared_rules, shared_players)] = game
+                waiting[task.remote(game, shared_rules, shared_players, trace)] = game
 
         try:
             submit(in_flight)

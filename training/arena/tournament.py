@@ -86,15 +86,17 @@ class Seats:
         self.players.clear()
 
 
-def play_scheduled(game: ScheduledGame, rules: Rules, seats: Seats) -> Outcome:
-    """Play one scheduled game; a player that raises gives an Outcome with the error, not an exception."""
+def play_scheduled(game: ScheduledGame, rules: Rules, seats: Seats, trace: bool = False) -> Outcome:
+    """Play one scheduled game; a player that raises gives an Outcome with the error, not an exception. With
+    ``trace`` each move of the record keeps what its player thought (:meth:`agents.base.Player.trace`)."""
+    traces: list[dict | None] | None = [] if trace else None
     try:
         table = seats.table(game.agents, rules)
-        played = play_game(table, Game(len(game.agents), rules, game.deal_seed), game.play_seed)
+        played = play_game(table, Game(len(game.agents), rules, game.deal_seed), game.play_seed, traces)
     except Exception as err:  # a player's bug must not end the tournament: it is reported with the seeds
         seats.drop(game.agents)
         return Outcome(game, error=f"{type(err).__name__}: {err}", trace=traceback.format_exc())
-    record = to_record(played, agents=list(game.agents))
+    record = to_record(played, agents=list(game.agents), traces=traces)
     record["tournament"] = {
         "game_id": game.game_id,
         "deal": game.deal,
@@ -109,7 +111,7 @@ def play_scheduled(game: ScheduledGame, rules: Rules, seats: Seats) -> Outcome:
 _worker_seats: Seats | None = None  # the players of a worker process (of the pool, or of Ray)
 
 
-def play_in_worker(game: ScheduledGame, rules: Rules, players: dict[str, str]) -> Outcome:
+def play_in_worker(game: ScheduledGame, rules: Rules, players: dict[str, str], trace: bool = False) -> Outcome:
     """One game in a worker process, with the parent's player registry ``players`` (players registered at
     run time too: a Ray worker outlives the run that started it); the worker's players are made at their first
     game and kept for the next."""
@@ -117,7 +119,7 @@ def play_in_worker(game: ScheduledGame, rules: Rules, players: dict[str, str]) -
     PLAYERS.update(players)
     if _worker_seats is None:
         _worker_seats = Seats()
-    return play_scheduled(game, rules, _worker_seats)
+    return play_scheduled(game, rules, _worker_seats, trace)
 
 
 def check_agents(agents: Iterable[str], players: int, rules: Rules) -> None:
@@ -138,7 +140,9 @@ class Tournament:
         rules: Rules | None = None,
         seed: int = 0,
         out: str | os.PathLike | None = None,
+        trace: bool = False,
     ) -> None:
+        self.trace = trace  # keep what the players thought in each move of the records (Player.trace)
         self.schedule = Schedule(tuple(agents), players, rules or Rules(), seed, games)
         check_agents(agents, players, self.schedule.rules)
         self.records: dict[int, dict] = {}  # game id -> the finished game's record, less its moves (see _summary)
@@ -289,7 +293,7 @@ class Tournament:
         if backend == "ray":
             from training.arena.ray_backend import play_on_ray
 
-            return play_on_ray(pending, self.schedule.rules, dict(PLAYERS), workers, address)
+            return play_on_ray(pending, self.schedule.rules, dict(PLAYERS), workers, address, self.trace)
         if backend != "local":
             raise TournamentError(f"unknown backend {backend!r}; choose local or ray")
         if address is not None:
@@ -301,7 +305,7 @@ class Tournament:
         seats = Seats()
         try:
             for game in pending:
-                yield play_scheduled(game, self.schedule.rules, seats)
+                yield play_scheduled(game, self.schedule.rules, seats, self.trace)
         finally:
             seats.close()
 
@@ -314,7 +318,7 @@ class Tournament:
 
         def submit(count: int) -> None:
             for game in itertools.islice(games, count):
-                waiting.add(pool.submit(play_in_worker, game, self.schedule.rules, players))
+                waiting.add(pool.submit(play_in_worker, game, self.schedule.rules, players, self.trace))
 
         try:
             submit(2 * workers)  # a few games queued per worker, not the whole schedule
@@ -354,9 +358,10 @@ def run_tournament(
     progress: bool = False,
     backend: str = "local",
     address: str | None = None,
+    trace: bool = False,
 ) -> Results:
     """Play (or resume) a tournament and return its results; with ``out``, also write the reports there."""
-    tournament = Tournament(agents, players, games, rules, seed, out)
+    tournament = Tournament(agents, players, games, rules, seed, out, trace)
     results = tournament.run(workers, progress, backend=backend, address=address)
     if out is not None:
         tournament.write_reports(results)

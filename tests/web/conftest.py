@@ -1,0 +1,19 @@
+"""Fixtures of the web tests: one traced tournament, played once for the session (the viewer, the site and the
+trace tests all read it)."""
+
+from __future__ import annotations
+
+import pytest
+
+from training.arena.tournament import Tournament
+
+TRACED = ["fg", "mce:playouts=6", "uct:playouts=6", "ppo:default"]  # every player that traces, and one that does not
+
+
+@pytest.fixture(scope="session")
+def traced_tournament(tmp_path_factory):
+    """A small 2-player tournament of TRACED written with ``trace=True``, its reports too; the folder."""
+    out = tmp_path_factory.mktemp("traced") / "tournament"
+    tournament = Tournament(TRACED, players=2, games=6, seed=3, out=out, trace=True)
+    tournament.write_reports(tournament.run(workers=1, progress=False))
+    return out

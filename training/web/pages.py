@@ -1,0 +1,26 @@
+"""One self-contained HTML page from the files of ``static/``: the style and scripts inlined, the data as JSON,
+so a page needs no server, no CDN and no other file (the web game's page is built the same way)."""
+
+from __future__ import annotations
+
+import html
+import json
+from functools import cache
+from importlib.resources import files
+from string import Template
+
+
+@cache
+def asset(name: str) -> str:
+    """The text of ``static/NAME``."""
+    return files("training.web").joinpath("static", name).read_text(encoding="utf-8")
+
+
+def page(title: str, scripts: list[str], data: object) -> str:
+    """An HTML page titled ``title`` that runs ``static/`` ``scripts`` in order on ``data`` (the global DATA)."""
+    # "</" inside the JSON would end the script element early; "<\/" reads the same to JavaScript
+    payload = json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
+    code = "\n".join(asset(name) for name in scripts).replace("</script", "<\\/script")
+    return Template(asset("page.html")).substitute(
+        title=html.escape(title), style=asset("style.css"), data=payload, script=code
+    )
