@@ -7,6 +7,6 @@ import pytest
 def local_ray():
     """A Ray started once: the backend and the trainer use a Ray already running in the process, as it is."""
     ray = pytest.importorskip("ray")
-    ray.init(num_cpus=2, include_dashboard=False, object_store_memory=256 * 2**20, configure_logging=False)
+    ray.init(num_cpus=2, include_dashboard=False, object_store_memory=256 * 2**20, log_to_driver=False)
     yield ray
     ray.shutdown()
