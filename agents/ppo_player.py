@@ -212,18 +212,11 @@ class PPOPlayer(Player):
         from what ``act`` kept, so untraced games pay nothing for it)."""
         import torch
 
-        from agents.trace import move_text, top
+        from agents.trace import policy_trace
 
         if self._last is None:
             return None
         view, obs, logits, chosen = self._last
-        probs = np.exp(logits - logits.max())
-        probs /= probs.sum()
         with torch.inference_mode():
             value = float(self.policy.predict_values({k: torch.from_numpy(v) for k, v in obs.items()})[0, 0])
-        candidates = [
-            {"action": int(a), "move": move_text(view, int(a)), "probability": float(probs[a])}
-            | ({"chosen": True} if a == chosen else {})
-            for a in np.flatnonzero(probs > 0)
-        ]
-        return {"kind": "policy", "value": round(value, 4), "candidates": top(candidates, "probability")}
+        return policy_trace(view, logits, chosen, value)

@@ -72,6 +72,7 @@ class RLlibPlayer(Player):
         players, gains = table_of(board[0])
         self.table = (players, (board[1] + 1) // 2)
         self.encoder = ObservationEncoder(players, self.table[1], gains)
+        self._last: tuple | None = None  # (view, batch, logits, action) of the last act, for trace()
 
     def seat_at(self, num_players: int, rules: Rules) -> None:
         if self.table != (num_players, rules.kingdom_size):
@@ -83,20 +84,44 @@ class RLlibPlayer(Player):
 
     def logits(self, view: PublicView, player: int) -> np.ndarray:
         """The module's masked logits for ``player`` to move in ``view`` (illegal actions at the lowest value)."""
+        return self._forward(self._batch(view, player))
+
+    def _batch(self, view: PublicView, player: int) -> dict:
         import torch
 
         from kdenv.encoding import action_mask
 
         observation = {key: torch.from_numpy(value[None]) for key, value in self.encoder.encode(view, player).items()}
-        batch = {"obs": {"observation": observation, "action_mask": torch.from_numpy(action_mask(view)[None])}}
+        return {"obs": {"observation": observation, "action_mask": torch.from_numpy(action_mask(view)[None])}}
+
+    def _forward(self, batch: dict) -> np.ndarray:
+        import torch
+
         with torch.inference_mode():
             out = self.module.forward_inference(batch)
         return out["action_dist_inputs"][0].numpy().astype(np.float64)
 
     def act(self, view: PublicView) -> int:
-        logits = self.logits(view, self.seat)
+        batch = self._batch(view, self.seat)
+        logits = self._forward(batch)
         legal = view.legal_actions()
         if not self.sample:
-            return max(legal, key=lambda action: logits[action])
-        weights = np.exp(logits[legal] - logits[legal].max())
-        return legal[int(self.rng.choices(range(len(legal)), weights=weights.tolist())[0])]
+            action = max(legal, key=lambda a: logits[a])
+        else:
+            weights = np.exp(logits[legal] - logits[legal].max())
+            action = legal[int(self.rng.choices(range(len(legal)), weights=weights.tolist())[0])]
+        self._last = (view, batch, logits, action)
+        return action
+
+    def trace(self) -> dict | None:
+        """The module's top action probabilities and its value estimate at the last decision."""
+        import torch
+
+        from agents.trace import policy_trace
+
+        if self._last is None:
+            return None
+        view, batch, logits, chosen = self._last
+        with torch.inference_mode():
+            value = float(self.module.compute_values(batch)[0])
+        return policy_trace(view, logits, chosen, value)

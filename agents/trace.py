@@ -2,14 +2,16 @@
 
 A trace is a small JSON object: ``{"kind": "search", "candidates": [...]}`` for ``mce`` and ``uct`` (each
 candidate with its ``action``, a readable ``move``, its mean playout ``value`` and ``visits``) or
-``{"kind": "policy", "value": v, "candidates": [...]}`` for ``ppo:`` (each with its ``probability``). Only the
-best ``TOP`` candidates are kept (search: by playouts, then value; policy: by probability), so records
-stay small; the one played is marked ``"chosen": true``.
+``{"kind": "policy", "value": v, "candidates": [...]}`` for ``ppo:`` and ``rllib:`` (each with its
+``probability``). Only the best ``TOP`` candidates are kept (search: by playouts, then value; policy: by
+probability), so records stay small; the one played is marked ``"chosen": true``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+
+import numpy as np
 
 from kdenv.actions import decode
 from kdenv.view import PublicView
@@ -41,3 +43,16 @@ def top(candidates: Iterable[dict], *keys: str) -> list[dict]:
     if played is not None and played not in kept:
         kept[-1] = played
     return [{k: round(v, DIGITS) if isinstance(v, float) else v for k, v in c.items()} for c in kept]
+
+
+def policy_trace(view: PublicView, logits: np.ndarray, chosen: int, value: float) -> dict:
+    """A policy's trace from its masked ``logits`` (illegal actions at -inf or the lowest float): its top action
+    probabilities, the one ``chosen`` marked, and its value estimate."""
+    probs = np.exp(logits - logits.max())
+    probs /= probs.sum()
+    candidates = [
+        {"action": int(a), "move": move_text(view, int(a)), "probability": float(probs[a])}
+        | ({"chosen": True} if a == chosen else {})
+        for a in np.flatnonzero(probs > 0)
+    ]
+    return {"kind": "policy", "value": round(value, DIGITS), "candidates": top(candidates, "probability")}

@@ -53,10 +53,14 @@ def test_rllib_trains_with_masks_and_resumes(trained):
 
 def test_the_trained_policy_plays_legal_games_as_a_player(trained, tmp_path):
     spec = f"rllib:{trained}"
-    results = Tournament([spec, "random"], players=2, games=8, seed=2, out=tmp_path).run(workers=1, progress=False)
-    assert results.agent(spec).games == 8
+    tournament = Tournament([spec, "random"], players=2, games=8, seed=2, out=tmp_path, trace=True)
+    assert tournament.run(workers=1, progress=False).agent(spec).games == 8
     for record in read_records(tmp_path / "games.jsonl"):
         replay_record(record)  # every move legal, the scores as written
+        seat = record["agents"].index(spec)
+        traces = [move["trace"] for move in record["moves"] if move["player"] == seat]
+        assert traces and all(t["kind"] == "policy" and -1.5 < t["value"] < 1.5 for t in traces)
+        assert all(sum(c.get("chosen", False) for c in t["candidates"]) == 1 for t in traces)
     sampler = make_player(f"{spec},sample=true", 2, Rules())
     assert sampler.sample
 
