@@ -21,6 +21,20 @@ from torch import nn
 from agents.policy_network import KingdomExtractor, KingdomHeads
 
 NETWORK = {"channels": 16, "blocks": 2, "hidden": 128}  # the model_config keys and their defaults
+# where each part of a ppo checkpoint's policy (agents.policy_network.KingdomPolicy) sits in this module
+FROM_PPO = {"features_extractor.": "extractor.", "mlp_extractor.": "heads.", "value_net.": "value."}
+
+
+def weights_from_ppo(state: dict[str, Any]) -> dict[str, Any]:
+    """A ppo checkpoint's policy weights as this module's state dict (same network sizes), so that an RLlib run
+    can start from a shipped or trained ``ppo:`` player; the policy's per-head copies of the shared extractor
+    (``pi_``/``vf_features_extractor``) are the same tensors and are left out."""
+    return {
+        new + key[len(old) :]: value
+        for key, value in state.items()
+        for old, new in FROM_PPO.items()
+        if key.startswith(old)
+    }
 
 
 class KingdomRLModule(TorchRLModule, ValueFunctionAPI):

@@ -86,3 +86,71 @@ def test_an_rllib_player_of_another_table_or_path_is_a_one_line_error(trained, t
 def test_bad_rllib_configs_are_one_line_errors(changes, message):
     with pytest.raises(ConfigError, match=message):
         rllib_config(TINY, changes)
+
+
+def test_the_module_reads_a_ppo_checkpoints_weights_and_plays_its_moves():
+    import numpy as np
+    import torch
+
+    from agents.checkpoint import read_checkpoint
+    from agents.ppo_player import PPOPlayer, checkpoint_path
+    from agents.rllib_module import KingdomRLModule, weights_from_ppo
+    from kdenv.game import Game
+    from kdenv.kingdomino_v0 import raw_env
+    from kdenv.view import PublicView
+
+    settings, state = read_checkpoint(checkpoint_path("default", 2))
+    env = raw_env(2, gains=True)
+    module = KingdomRLModule(
+        observation_space=env.observation_space("player_0"), action_space=env.action_space("player_0"),
+        model_config=settings["network"], inference_only=True,
+    )  # fmt: skip
+    module.load_state_dict({key: torch.as_tensor(value) for key, value in weights_from_ppo(state).items()})
+    player = PPOPlayer("default")
+    player.seat_at(2, Rules())
+    game = Game(2, Rules(), seed=5)
+    rng = np.random.default_rng(0)
+    while not game.is_over:
+        view = PublicView(game)
+        observation = {k: torch.from_numpy(v[None]) for k, v in env.encoder.encode(view, game.current_player).items()}
+        mask = torch.from_numpy(np.isin(np.arange(env.num_actions), view.legal_actions()).astype(np.int8)[None])
+        with torch.inference_mode():
+            logits = module.forward_inference({"obs": {"observation": observation, "action_mask": mask}})
+        ours = logits["action_dist_inputs"][0].numpy()
+        theirs = player.logits(view, game.current_player)
+        legal = view.legal_actions()
+        np.testing.assert_allclose(ours[legal], theirs[legal], rtol=1e-4, atol=1e-4)
+        game.step(int(rng.choice(legal)))
+
+
+def test_a_run_starts_from_a_ppo_checkpoint(local_ray, tmp_path):
+    import torch
+
+    from agents.checkpoint import read_checkpoint
+    from agents.rllib_module import weights_from_ppo
+    from tests.helpers.checkpoints import SETTINGS, write_checkpoint
+    from training.rllib.env import POLICY
+    from training.rllib.train import algorithm_config, start_from
+
+    write_checkpoint(tmp_path / "tiny.zip", SETTINGS)
+    config = rllib_config(
+        {**TINY, "env": {"num_players": 4}, "network": SETTINGS["network"], "init": str(tmp_path / "tiny.zip")}
+    )
+    algo = algorithm_config(config).build_algo()
+    try:
+        start_from(algo, str(tmp_path / "tiny.zip"))
+        learners = algo.learner_group.foreach_learner(lambda learner: learner.module[POLICY].state_dict())
+        (state,) = [result.get() for result in learners]
+        remote = algo.env_runner_group.foreach_env_runner(
+            lambda runner: runner.module[POLICY].state_dict(), local_env_runner=False
+        )
+    finally:
+        algo.stop()
+    expected = weights_from_ppo(read_checkpoint(tmp_path / "tiny.zip")[1])
+    assert set(state) == set(expected)
+    assert all((state[key].cpu() == expected[key].cpu()).all() for key in expected)
+    assert len(remote) == config.rllib.env_runners == 1
+    for runner in remote:  # the env runners play the same policy
+        assert all((torch.as_tensor(runner[key]) == expected[key].cpu()).all() for key in expected)
+    with pytest.raises(ConfigError, match="config key 'init'"):
+        rllib_config({**TINY, "init": str(tmp_path / "tiny.zip")})  # a 4-player checkpoint at a 2-player table

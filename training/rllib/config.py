@@ -61,6 +61,7 @@ class RLlibConfig:
     seed: Count = 0
     runs_dir: str = "runs"
     address: str | None = None  # a running Ray cluster (auto, HOST:PORT, ray://HOST:PORT); None: a local Ray
+    init: str | None = None  # a ppo checkpoint (a path, or a shipped one's name: default, v1) to start the policy from
     checkpoint_every: Annotated[Count, POSITIVE] = 5  # iterations between checkpoints
     env: Section[EnvConfig] = field(default_factory=EnvConfig)
     network: Section[NetworkConfig] = field(default_factory=NetworkConfig)
@@ -89,4 +90,33 @@ def rllib_config(data: Any, overrides: list[str] | None = None) -> RLlibConfig:
     for spec in config.eval.opponents:
         check_opponent(spec, "eval.opponents", league=())
     check_writable(Path(config.runs_dir))
+    if config.init is not None:
+        _check_init(config)
     return config
+
+
+def init_checkpoint(config: RLlibConfig) -> str:
+    """The file of ``init``: a shipped checkpoint's name (``default``: the table's) or a path."""
+    from agents.ppo_player import checkpoint_path
+
+    assert config.init is not None
+    return checkpoint_path(config.init, config.env.num_players, config.rules().kingdom_size)
+
+
+def _check_init(config: RLlibConfig) -> None:
+    """``init`` is a ppo checkpoint of this table, network and observation."""
+    from agents.checkpoint import CheckpointError, read_checkpoint
+    from agents.ppo_player import check_table, gains_of
+
+    path = init_checkpoint(config)
+    try:
+        settings, _ = read_checkpoint(path)
+        check_table(settings, config.env.num_players, config.rules().kingdom_size, f"checkpoint {path!r}")
+    except CheckpointError as err:
+        raise ConfigError(f"config key 'init': {err}") from None
+    network, gains = dataclasses.asdict(config.network), config.env.gains
+    if settings.get("network") != network or gains_of(settings) != gains:
+        raise ConfigError(
+            f"config key 'init': {path} has network {settings.get('network')} and gains {gains_of(settings)}, "
+            f"this run network {network} and gains {gains}; give the same in the config"
+        )

@@ -26,7 +26,7 @@ from training.ppo.pictures import plot_learning_curve
 from training.ppo.run import CONFIG_FILE, RunDirectory
 from training.ppo.train import Interrupted, stop_on_signals
 from training.progress import ProgressBar
-from training.rllib.config import RLlibConfig, rllib_config
+from training.rllib.config import RLlibConfig, init_checkpoint, rllib_config
 from training.rllib.env import POLICY, KingdominoMultiAgentEnv
 
 CHECKPOINT = "checkpoint"  # the run's latest algorithm checkpoint (agents.rllib_player.RUN_CHECKPOINT)
@@ -71,6 +71,22 @@ def algorithm_config(config: RLlibConfig) -> Any:
     )
 
 
+def start_from(algo: Any, path: str) -> None:
+    """Load a ppo checkpoint's policy into the learner's module and hand it to the env runners."""
+    import torch
+
+    from agents.checkpoint import read_checkpoint
+    from agents.rllib_module import weights_from_ppo
+
+    weights = weights_from_ppo(read_checkpoint(path)[1])
+
+    def load(learner: Any) -> None:
+        learner.module[POLICY].load_state_dict({key: torch.as_tensor(value) for key, value in weights.items()})
+
+    algo.learner_group.foreach_learner(load)
+    algo.env_runner_group.sync_weights(from_worker_or_learner_group=algo.learner_group, inference_only=True)
+
+
 def _same_policy(agent_id: str, episode: Any, **kwargs: Any) -> str:
     return POLICY
 
@@ -93,6 +109,8 @@ def train_rllib(config: RLlibConfig, resume: str | Path | None = None) -> Path:
             if resume:
                 algo.restore_from_path(str((run.path / CHECKPOINT).absolute()))
                 _forget_after(run, algo.iteration)
+            elif config.init is not None:
+                start_from(algo, init_checkpoint(config))
             _loop(config, algo, run)
         finally:
             algo.stop()
