@@ -101,7 +101,9 @@ def load_rllib_run_config(path: str | Path, overrides: list[str] | None = None) 
 
 def train_rllib(config: RLlibConfig, resume: str | Path | None = None) -> Path:
     """Train (or resume) an RLlib run; returns its directory."""
-    logging.getLogger("ray.rllib").setLevel(logging.ERROR)  # RLlib's deprecation notes are not the user's
+    # RLlib's notes about its own internals (deprecations inside RLlib, GPU monitoring) are not about this run
+    for name in ("ray.rllib", "ray._common.deprecation", "ray.tune"):
+        logging.getLogger(name).setLevel(logging.ERROR)
     run = RunDirectory(Path(resume)) if resume else RunDirectory.create(config)
     with connected(config.address):
         algo = algorithm_config(config).build_algo()
