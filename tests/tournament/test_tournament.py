@@ -155,6 +155,18 @@ def test_seats_of_one_spec_are_separate_players():
     assert results.agents[0].games == 16 and Counter(a.agent for a in results.agents) == {"random": 1}
 
 
+def test_a_workers_players_are_kept_per_table_and_the_oldest_closed():
+    from training.arena.tournament import Seats
+
+    seats = Seats(keep=4)
+    four = seats.table(["ppo:default", "fg", "fg", "fg"], Rules.from_names("middle_kingdom,harmony"))
+    assert seats.table(["ppo:default", "fg", "fg", "fg"], Rules.from_names("middle_kingdom,harmony")) == four
+    two = seats.table(["ppo:default", "fg"], Rules())  # another table: its own players, the 2-player checkpoint
+    assert two[0] is not four[0] and two[0].settings["num_players"] == 2 and four[0].settings["num_players"] == 4
+    tables = [key[2] for key in seats.players]  # past keep=4, the least recently seated went
+    assert tables == [4, 4, 2, 2]
+
+
 def test_games_of_another_tournament_are_not_taken_as_finished(tmp_path):
     Tournament(["random"] * 2, players=2, games=2, out=tmp_path).run(workers=1, progress=False)
     (tmp_path / "tournament.json").unlink()

@@ -25,6 +25,7 @@ import itertools
 import json
 import os
 import traceback
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -63,16 +64,22 @@ class Outcome:
 
 
 class Seats:
-    """The players of one process, made once per (spec, copy) and reused from game to game."""
+    """The players of one process, made once per (spec, copy, table) and reused from game to game; past
+    ``keep`` of them the least recently seated are closed (a Ray worker outlives its tournaments)."""
 
-    def __init__(self) -> None:
-        self.players: dict[tuple[str, int], Player] = {}
+    def __init__(self, keep: int = 32) -> None:
+        self.players: OrderedDict[tuple, Player] = OrderedDict()
+        self.keep = keep
 
     def table(self, agents: Sequence[str], rules: Rules) -> list[Player]:
-        keys = [(spec, agents[:seat].count(spec)) for seat, spec in enumerate(agents)]
+        table = (len(agents), json.dumps(rules.to_dict(), sort_keys=True))
+        keys = [(spec, agents[:seat].count(spec), *table) for seat, spec in enumerate(agents)]
         for key in keys:
             if key not in self.players:
                 self.players[key] = make_player(key[0], len(agents), rules)
+            self.players.move_to_end(key)
+        while len(self.players) > max(self.keep, len(keys)):
+            self.players.popitem(last=False)[1].close()
         return [self.players[key] for key in keys]
 
     def drop(self, agents: Sequence[str]) -> None:
