@@ -128,8 +128,8 @@ def test_a_run_starts_from_a_ppo_checkpoint(local_ray, tmp_path):
 
     from agents.checkpoint import read_checkpoint
     from agents.rllib_module import weights_from_ppo
+    from agents.rllib_player import POLICY
     from tests.helpers.checkpoints import SETTINGS, write_checkpoint
-    from training.rllib.env import POLICY
     from training.rllib.train import algorithm_config, start_from
 
     write_checkpoint(tmp_path / "tiny.zip", SETTINGS)

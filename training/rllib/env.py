@@ -20,8 +20,6 @@ from kdenv.kingdomino_v0 import raw_env
 from kdenv.rules import Rules
 from kdenv.view import PublicView
 
-POLICY = "kingdom"  # the one policy every learning seat plays (self-play shares it across seats)
-
 
 class KingdominoMultiAgentEnv(MultiAgentEnv):
     """``env_config``: ``num_players``, ``rules`` (names), ``reward``, ``gains``, ``opponents`` (specs of the

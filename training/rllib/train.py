@@ -17,6 +17,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from agents.rllib_player import POLICY
+from agents.rllib_player import RUN_CHECKPOINT as CHECKPOINT  # the run's latest algorithm checkpoint
 from kdenv.files import append_jsonl, read_jsonl, write_jsonl
 from training.arena.evaluate import to_entry
 from training.arena.ray_backend import connected
@@ -27,9 +29,8 @@ from training.ppo.run import CONFIG_FILE, RunDirectory
 from training.ppo.train import Interrupted, stop_on_signals
 from training.progress import ProgressBar
 from training.rllib.config import RLlibConfig, init_checkpoint, rllib_config
-from training.rllib.env import POLICY, KingdominoMultiAgentEnv
+from training.rllib.env import KingdominoMultiAgentEnv
 
-CHECKPOINT = "checkpoint"  # the run's latest algorithm checkpoint (agents.rllib_player.RUN_CHECKPOINT)
 METRICS = "metrics.jsonl"
 EVAL_SEED = 12345  # the same deals at every evaluation, so that iterations compare paired
 
@@ -84,7 +85,9 @@ def start_from(algo: Any, path: str) -> None:
         learner.module[POLICY].load_state_dict({key: torch.as_tensor(value) for key, value in weights.items()})
 
     algo.learner_group.foreach_learner(load)
-    algo.env_runner_group.sync_weights(from_worker_or_learner_group=algo.learner_group, inference_only=True)
+    algo.env_runner_group.sync_weights(
+        from_worker_or_learner_group=algo.learner_group, inference_only=True, timeout_seconds=60.0
+    )  # waits: by default the weights are sent fire-and-forget
 
 
 def _same_policy(agent_id: str, episode: Any, **kwargs: Any) -> str:
