@@ -23,6 +23,7 @@ from agents.policy_network import KingdomExtractor, KingdomHeads
 NETWORK = {"channels": 16, "blocks": 2, "hidden": 128}  # the model_config keys and their defaults
 # where each part of a ppo checkpoint's policy (agents.policy_network.KingdomPolicy) sits in this module
 FROM_PPO = {"features_extractor.": "extractor.", "mlp_extractor.": "heads.", "value_net.": "value."}
+SHARED_EXTRACTOR = ("pi_features_extractor.", "vf_features_extractor.")  # the policy's names for the same extractor
 
 
 def weights_from_ppo(state: dict[str, Any]) -> dict[str, Any]:
@@ -35,6 +36,17 @@ def weights_from_ppo(state: dict[str, Any]) -> dict[str, Any]:
         for old, new in FROM_PPO.items()
         if key.startswith(old)
     }
+
+
+def weights_to_ppo(state: dict[str, Any]) -> dict[str, Any]:
+    """This module's state dict as a ppo checkpoint's policy weights (the inverse of :func:`weights_from_ppo`),
+    so that a policy trained with RLlib plays as ``ppo:PATH``, without Ray."""
+    policy = {}
+    for key, value in state.items():
+        old, new = next((old, new) for old, new in FROM_PPO.items() if key.startswith(new))
+        for prefix in (old, *(SHARED_EXTRACTOR if old == "features_extractor." else ())):
+            policy[prefix + key[len(new) :]] = value
+    return policy
 
 
 class KingdomRLModule(TorchRLModule, ValueFunctionAPI):

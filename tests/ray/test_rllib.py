@@ -154,3 +154,20 @@ def test_a_run_starts_from_a_ppo_checkpoint(local_ray, tmp_path):
         assert all((torch.as_tensor(runner[key]) == expected[key].cpu()).all() for key in expected)
     with pytest.raises(ConfigError, match="config key 'init'"):
         rllib_config({**TINY, "init": str(tmp_path / "tiny.zip")})  # a 4-player checkpoint at a 2-player table
+
+
+def test_an_rllib_run_exports_as_a_ppo_checkpoint_that_plays_its_moves(trained, tmp_path):
+    import numpy as np
+
+    from kdenv.game import Game
+    from kdenv.view import PublicView
+    from training.rllib.export import export_ppo
+
+    export_ppo(trained, tmp_path / "exported.zip")
+    ours, theirs = make_player(f"ppo:{tmp_path / 'exported.zip'}", 2, Rules()), make_player(f"rllib:{trained}", 2)
+    game, rng = Game(2, Rules(), seed=3), np.random.default_rng(1)
+    while not game.is_over:
+        view, legal = PublicView(game), game.legal_actions()
+        a, b = ours.logits(view, game.current_player), theirs.logits(view, game.current_player)
+        np.testing.assert_allclose(a[legal], b[legal], rtol=1e-4, atol=1e-4)
+        game.step(int(rng.choice(legal)))
