@@ -35,12 +35,12 @@ def run(args: argparse.Namespace) -> int:
     data = read_yaml(args.config) if args.config else None
     if data is None and args.resume is None and args.backend != "rllib":
         raise ConfigError("give a config file (e.g. configs/smoke.yaml) or --resume RUN_DIR")
-    backend = args.backend or _backend_of(data, args.resume)
-    if args.config and backend != _backend_of(data, None):
-        raise ConfigError(f"--backend {backend}, but {args.config} is a config for backend {_backend_of(data, None)}")
-    overrides = [*args.overrides, *([f"backend={args.backend}"] if args.backend else [])]
+    named = _backend_of(data, args.resume)
+    backend = args.backend or named
+    if args.config and backend != named:
+        raise ConfigError(f"--backend {backend}, but {args.config} is a config for backend {named}")
     try:
-        path = (_train_rllib if backend == "rllib" else _train_sb3)(data, overrides, args.resume)
+        path = (_train_rllib if backend == "rllib" else _train_sb3)(data, args.overrides, args.resume)
     except Interrupted as stopped:
         print(f"kdenv train: {stopped}", file=sys.stderr)
         return 130

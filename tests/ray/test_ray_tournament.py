@@ -11,6 +11,7 @@ pytest.importorskip("ray")
 from agents.registry import PLAYERS
 from kdenv.replay import read_records, replay_record
 from tests.helpers.fakes import FAKES
+from tests.helpers.interrupts import InterruptAfter
 from training.arena.tournament import Tournament
 
 
@@ -30,15 +31,8 @@ def test_a_ray_tournament_plays_the_local_backends_games(local_ray, tmp_path):
 
 def test_a_ray_tournament_resumes_after_an_interruption(local_ray, tmp_path):
     settings = {"agents": ["random", "fg"], "players": 2, "games": 16, "seed": 3, "out": tmp_path}
-    seen = []
-
-    def stop_after_five(outcome):
-        seen.append(outcome.game.game_id)
-        if len(seen) == 5:
-            raise KeyboardInterrupt
-
     with pytest.raises(KeyboardInterrupt):
-        Tournament(**settings).run(progress=False, on_outcome=stop_after_five, backend="ray")
+        Tournament(**settings).run(progress=False, on_outcome=InterruptAfter(5), backend="ray")
     assert len((tmp_path / "games.jsonl").read_text().splitlines()) == 5
     again = Tournament(**settings)
     assert len(again.records) == 5

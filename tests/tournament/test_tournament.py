@@ -8,6 +8,7 @@ import pytest
 from agents.registry import PlayerSpecError
 from kdenv.replay import read_records, replay_record
 from kdenv.rules import Rules
+from tests.helpers.interrupts import InterruptAfter
 from training.arena.tournament import Tournament, TournamentError, run_tournament
 
 
@@ -41,13 +42,7 @@ def test_duplicate_deal_seats_each_agent_everywhere_once(fakes, tmp_path):
 
 def test_resume_after_an_interruption_plays_each_game_once(tmp_path):
     settings = {"agents": ["random"] * 4, "players": 4, "games": 24, "seed": 1, "out": tmp_path}
-    played = []
-
-    def stop_after_ten(outcome):
-        played.append(outcome.game.game_id)
-        if len(played) == 10:
-            raise KeyboardInterrupt
-
+    stop_after_ten = InterruptAfter(10)
     with pytest.raises(KeyboardInterrupt):
         Tournament(**settings).run(workers=1, progress=False, on_outcome=stop_after_ten)
     games = tmp_path / "games.jsonl"
@@ -59,7 +54,7 @@ def test_resume_after_an_interruption_plays_each_game_once(tmp_path):
     assert "truncated" in again.notes[0] and len(again.records) == 10
     second = []
     results = again.run(workers=1, progress=False, on_outcome=lambda o: second.append(o.game.game_id))
-    assert sorted(played + second) == list(range(24)) and results.games == 24
+    assert sorted(stop_after_ten.seen + second) == list(range(24)) and results.games == 24
     lines = games.read_text().splitlines()
     assert lines[:10] == first_lines and len(lines) == 24
     assert sorted(json.loads(line)["tournament"]["game_id"] for line in lines) == list(range(24))
@@ -68,15 +63,8 @@ def test_resume_after_an_interruption_plays_each_game_once(tmp_path):
 
 def test_resume_in_worker_processes(tmp_path):
     settings = {"agents": ["random"] * 2, "players": 2, "games": 40, "out": tmp_path}
-    count = []
-
-    def stop_after_five(outcome):
-        count.append(outcome)
-        if len(count) == 5:
-            raise KeyboardInterrupt
-
     with pytest.raises(KeyboardInterrupt):
-        Tournament(**settings).run(workers=2, progress=False, on_outcome=stop_after_five)
+        Tournament(**settings).run(workers=2, progress=False, on_outcome=InterruptAfter(5))
     assert len((tmp_path / "games.jsonl").read_text().splitlines()) == 5
     results = Tournament(**settings).run(workers=2, progress=False)
     ids = [r["tournament"]["game_id"] for r in read_records(tmp_path / "games.jsonl")]

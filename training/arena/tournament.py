@@ -72,8 +72,7 @@ class Seats:
         self.keep = keep
 
     def table(self, agents: Sequence[str], rules: Rules) -> list[Player]:
-        table = (len(agents), json.dumps(rules.to_dict(), sort_keys=True))
-        keys = [(spec, agents[:seat].count(spec), *table) for seat, spec in enumerate(agents)]
+        keys = [(spec, agents[:seat].count(spec), len(agents), rules) for seat, spec in enumerate(agents)]
         for key in keys:
             if key not in self.players:
                 self.players[key] = make_player(key[0], len(agents), rules)
