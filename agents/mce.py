@@ -13,6 +13,7 @@ seconds=S or playouts=N per decision, clock wall|cpu, select halving|even, width
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 
@@ -61,8 +62,7 @@ class MonteCarloPlayer(SearchPlayer):
         """The turn (placement or -1, slot or -1) with the best mean playout value."""
         size = view.rules.kingdom_size
         if len(turns) == 1:
-            self._tally = [0.0], [0]
-            self._trace = self._turns_trace(view, turns, 0)
+            self._trace = functools.partial(self._turns_trace, view, turns, 0, ([0.0], [0]))
             return turns[0]
         playouts = Playouts(view, self.policy, self.seat, self.evaluation)
 
@@ -72,13 +72,15 @@ class MonteCarloPlayer(SearchPlayer):
             return playouts.values(self.rng, first)[self.seat]
 
         best = self._share_out(len(turns), lambda i: playout(turns[i]))
-        self._trace = self._turns_trace(view, turns, best)
+        self._trace = functools.partial(self._turns_trace, view, turns, best, self._tally)
         return turns[best]
 
-    def _turns_trace(self, view: PublicView, turns: list[tuple[int, int]], best: int) -> dict:
-        """The trace of a decision: the candidate turns with their mean values and playouts (``_tally``)."""
+    def _turns_trace(
+        self, view: PublicView, turns: list[tuple[int, int]], best: int, tally: tuple[list[float], list[int]]
+    ) -> dict:
+        """The trace of a decision: the candidate turns with their mean values and playouts (``tally``)."""
         size = view.rules.kingdom_size
-        totals, counts = self._tally
+        totals, counts = tally
         candidates = []
         for i, (action, slot) in enumerate(turns):
             first = action if action >= 0 else pick_action(slot, size)

@@ -9,6 +9,7 @@ its fall-back) unless ``prune=0``. Planning is done on ``view.determinize(rng)``
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 from agents.base import Player
 from agents.greedy import FullGreedy, study_masks
@@ -50,7 +51,9 @@ class SearchPlayer(Player):
         self.prune = choice("prune", prune, ("0", "1")) == "1"
         self.fg = FullGreedy()
         self._plan: tuple | None = None
-        self._trace: dict | None = None  # what the last act thought (set by choose_turn and choose_pick)
+        # works out what the last act thought, when asked (set by choose_turn and choose_pick), so that
+        # untraced games pay nothing for it
+        self._trace: Callable[[], dict] | None = None
 
     # ----- the player interface ------------------------------------------------------------------
     def act(self, view: PublicView) -> int:
@@ -74,7 +77,7 @@ class SearchPlayer(Player):
 
     def trace(self) -> dict | None:
         """The top candidates of the last decision searched (None for a pick planned with the placement)."""
-        return self._trace
+        return None if self._trace is None else self._trace()
 
     def choose_turn(self, view: PublicView) -> tuple[int, int]:
         """(placement or discard action, slot to pick or -1) for the turn starting now."""

@@ -16,6 +16,7 @@ decision, clock wall|cpu, c=0.6, prune 0|1).
 
 from __future__ import annotations
 
+import functools
 import math
 
 from agents.playout import Playouts, number
@@ -58,7 +59,7 @@ class UCTPlayer(SearchPlayer):
     def choose_turn(self, view: PublicView) -> tuple[int, int]:
         root = self._search(view)
         action = self._most_visited(root)
-        self._trace = _root_trace(view, root, action)
+        self._trace = functools.partial(_root_trace, view, root, action)
         if not view.line:
             return action, -1
         # placing does not end the round, so the placement's edge leads to one node: the pick
@@ -70,7 +71,7 @@ class UCTPlayer(SearchPlayer):
     def choose_pick(self, view: PublicView) -> int:
         root = self._search(view)
         action = self._most_visited(root)
-        self._trace = _root_trace(view, root, action)
+        self._trace = functools.partial(_root_trace, view, root, action)
         return pick_slot(action, view.rules.kingdom_size)
 
     def _most_visited(self, node: Node) -> int:
