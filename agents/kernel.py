@@ -34,10 +34,10 @@ class Snapshot:
 
     __slots__ = ("games", "num_players", "scratch", "tables")
 
-    def __init__(self, game: Game | PublicView) -> None:
-        """Only public information is read: a view is enough."""
+    def __init__(self, game: Game | PublicView, gains: bool = False) -> None:
+        """Only public information is read: a view is enough. ``gains``: tables for observations with gains."""
         rules, n, f = game.rules, game.num_players, frame(game.rules.kingdom_size)
-        t = self.tables = tables(n, rules)
+        t = self.tables = tables(n, rules, gains)
         g = self.games = games(1, t)
         self.scratch: Games = games(1, t)
         self.num_players = n

@@ -103,8 +103,8 @@ class MonteCarloPlayer(SearchPlayer):
         budget = self.budget
         start = budget.now()
         for r in range(rounds):
-            if budget.playouts:
-                sweeps = max(1, budget.playouts // (rounds * len(alive)))
+            if budget.count:
+                sweeps = max(1, budget.count // (rounds * len(alive)))
                 for _ in range(sweeps):
                     for i in alive:
                         totals[i] += playout(i)

@@ -87,6 +87,15 @@ def choice(name: str, value: str, allowed: tuple[str, ...]) -> str:
     return value
 
 
+def flag(name: str, value: str | bool) -> bool:
+    """``value`` read as a yes/no option (true/false, 1/0, yes/no), else a one-line ValueError."""
+    if isinstance(value, bool):
+        return value
+    if value.lower() not in ("true", "false", "1", "0", "yes", "no"):
+        raise ValueError(f"{name} must be true or false, not {value!r}")
+    return value.lower() in ("true", "1", "yes")
+
+
 def number(
     name: str, value: str | float | int, kind: Callable = float, minimum: float = 0.0, least: bool = False
 ) -> float:

@@ -13,6 +13,7 @@ import numpy as np
 
 from agents.base import Player
 from agents.checkpoint import CheckpointError, read_checkpoint
+from agents.playout import flag
 from kdenv.errors import KingdominoError
 from kdenv.rules import Rules
 from kdenv.view import PublicView
@@ -64,12 +65,22 @@ def build_policy(settings: dict[str, Any], state: dict | None = None, where: str
             lambda _: 0.0,
             **policy_kwargs(int(network["channels"]), int(network["blocks"]), int(network["hidden"])),
         )
+        if network.get("seat_values"):
+            seat_values(policy, int(settings["num_players"]))
         if state is not None:
             policy.load_state_dict(state)
     except (KeyError, TypeError, ValueError, RuntimeError, KingdominoError) as err:
         raise CheckpointError(f"{where} does not match its settings: {str(err).splitlines()[0]}") from None
     policy.set_training_mode(False)
     return policy
+
+
+def seat_values(policy, num_players: int) -> None:
+    """Give ``policy`` a value per seat (observer first, then the seats after it): the value head of expert
+    iteration's networks, whose first output is still the observer's own value, as a ``ppo`` player reads it."""
+    from torch import nn
+
+    policy.value_net = nn.Linear(policy.mlp_extractor.latent_dim_vf, num_players)
 
 
 def masked_logits(policy, obs: dict[str, np.ndarray], mask: np.ndarray) -> np.ndarray:
@@ -134,11 +145,7 @@ class PPOPlayer(Player):
 
     def __init__(self, path: str = "default", sample: str | bool = False) -> None:
         super().__init__()
-        if isinstance(sample, str):
-            if sample.lower() not in ("true", "false", "1", "0", "yes", "no"):
-                raise ValueError(f"sample must be true or false, not {sample!r}")
-            sample = sample.lower() in ("true", "1", "yes")
-        self.sample = sample
+        self.sample = flag("sample", sample)
         self.path = path
         self._read(checkpoint_path(path))
 

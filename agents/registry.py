@@ -20,6 +20,7 @@ PLAYERS: dict[str, str] = {
     "mce": "agents.mce:MonteCarloPlayer",
     "uct": "agents.uct:UCTPlayer",
     "ppo": "agents.ppo_player:PPOPlayer",
+    "az": "agents.az:AZPlayer",
     "rllib": "agents.rllib_player:RLlibPlayer",
 }
 

@@ -22,13 +22,14 @@ from kdenv.view import PublicView
 
 class Budget:
     """Thinking time per decision: ``seconds`` (of wall clock, or of this process's CPU time with
-    ``clock=cpu``: one core's worth even on a shared machine), or a number of ``playouts`` (0: the other one)."""
+    ``clock=cpu``: one core's worth even on a shared machine), or a ``count`` of playouts or simulations (the
+    option's ``name``; 0: the other one)."""
 
-    def __init__(self, seconds: str | None, playouts: str | None, clock: str = "wall") -> None:
-        if seconds is not None and playouts is not None:
-            raise ValueError("give seconds= or playouts=, not both")
-        self.playouts = int(number("playouts", playouts, int, 0)) if playouts is not None else 0
-        self.seconds = float(number("seconds", seconds)) if seconds is not None else (0.0 if self.playouts else 1.0)
+    def __init__(self, seconds: str | None, count: str | None, clock: str = "wall", name: str = "playouts") -> None:
+        if seconds is not None and count is not None:
+            raise ValueError(f"give seconds= or {name}=, not both")
+        self.count = int(number(name, count, int, 0)) if count is not None else 0
+        self.seconds = float(number("seconds", seconds)) if seconds is not None else (0.0 if self.count else 1.0)
         self.now = time.process_time if choice("clock", clock, ("wall", "cpu")) == "cpu" else time.perf_counter
 
 

@@ -93,7 +93,7 @@ class UCTPlayer(SearchPlayer):
         while True:
             self._iterate(view.determinize(self.rng), root, order)
             iterations += 1
-            if (until is not None and budget.now() >= until) or (until is None and iterations >= budget.playouts):
+            if (until is not None and budget.now() >= until) or (until is None and iterations >= budget.count):
                 return root
 
     def _root_order(self, view: PublicView) -> list[int]:

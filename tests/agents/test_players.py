@@ -110,7 +110,7 @@ def test_bad_specs_give_one_line_errors(spec, message):
 
 def test_spec_options_reach_the_player():
     mce = make_player("mce:policy=pg,eval=wdl,playouts=50,select=even,width=0,prune=0")
-    assert (mce.policy, mce.evaluation, mce.budget.playouts, mce.select, mce.width, mce.prune) == (
+    assert (mce.policy, mce.evaluation, mce.budget.count, mce.select, mce.width, mce.prune) == (
         "pg", "wdl", 50, "even", 0, False,
     )  # fmt: skip
     uct = make_player("uct:seconds=0.5,c=1.2")

@@ -1,0 +1,125 @@
+"""``az``: a network-guided search (Gumbel AlphaZero at the root, PUCT below, max^n values), on the compiled core.
+
+``az:default`` searches with the table's shipped network (the ``ppo:default`` checkpoints); ``az:PATH`` with any
+``ppo`` checkpoint, or one written by expert iteration. The search is :mod:`agents.az_search`; the network's
+priors and per-seat values come from :mod:`agents.evaluator`. A decision with one legal action is not searched.
+
+Spec: ``az:default,simulations=64`` (options: ``simulations=N`` or ``seconds=S`` per decision, default
+``seconds=1``; ``clock`` wall|cpu; ``root`` gumbel|puct; ``considered=16`` Gumbel's root actions; ``c=1.25``
+PUCT's exploration; ``c_visit=50``, ``c_scale=0.1`` sigma's constants; ``values`` views|mover|seats (default:
+seats where the checkpoint has a value per seat, else views); ``batch=16`` leaves per forward pass;
+``sample`` true|false (Gumbel noise at the root; puct: play by visits); ``seed=N``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from agents.az_search import Clock, Result, Search, Settings
+from agents.base import Player
+from agents.evaluator import VALUES, Evaluator
+from agents.kernel import Snapshot
+from agents.playout import choice, flag, number
+from agents.ppo_player import PPOPlayer, gains_of
+from agents.search import Budget
+from agents.trace import move_text, top
+from kdenv.core.tables import tables
+from kdenv.rules import Rules
+from kdenv.view import PublicView
+
+
+class AZPlayer(Player):
+    """Searches each decision with a checkpoint's network (see the module docstring)."""
+
+    def __init__(
+        self,
+        path: str = "default",
+        simulations: str | None = None,
+        seconds: str | None = None,
+        clock: str = "wall",
+        root: str = "gumbel",
+        considered: str = "16",
+        c: str = "1.25",
+        c_visit: str = "50",
+        c_scale: str = "0.1",
+        values: str = "",
+        batch: str = "16",
+        sample: str = "false",
+        seed: str | None = None,
+    ) -> None:
+        super().__init__()
+        self.budget = Budget(seconds, simulations, clock, name="simulations")
+        self.settings = Settings(
+            root=choice("root", root, ("gumbel", "puct")),
+            c_puct=number("c", c, float, 0.0, least=True),
+            considered=int(number("considered", considered, int, 1, least=True)),
+            c_visit=number("c_visit", c_visit, float, 0.0, least=True),
+            c_scale=number("c_scale", c_scale, float, 0.0),
+            batch=int(number("batch", batch, int, 1, least=True)),
+            sample=flag("sample", sample),
+        )
+        self.values = choice("values", values, VALUES) if values else ""
+        self.base_seed = int(number("seed", seed, int, 0, least=True)) if seed is not None else None
+        self.network = PPOPlayer(path)  # reads the checkpoint (one-line errors), and the table's with seat_at
+        self._evaluator = Evaluator(self.network.settings, self.network.policy, self.values)
+        self._searches: dict[Rules, Search] = {}
+        self._np = np.random.default_rng(self.base_seed)
+        self._last: tuple[PublicView, Result, int] | None = None
+
+    def seat_at(self, num_players: int, rules: Rules) -> None:
+        """The table's network (``default``) or a check that the checkpoint fits it, before any game."""
+        network = self.network.policy
+        self.network.seat_at(num_players, rules)
+        if self.network.policy is not network:
+            self._evaluator = Evaluator(self.network.settings, self.network.policy, self.values)
+            self._searches.clear()
+
+    def reset(self, seat: int, seed: int | None = None) -> None:
+        super().reset(seat, seed)
+        entropy = [x for x in (self.base_seed, seed) if x is not None]
+        self._np = np.random.default_rng(entropy or None)
+        self._last = None
+
+    def act(self, view: PublicView) -> int:
+        legal = view.legal_actions()
+        self._last = None
+        if len(legal) == 1:
+            return legal[0]
+        result = self.search(view)
+        action = int(result.root.actions[result.chosen])
+        self._last = (view, result, action)
+        return action
+
+    def search(self, view: PublicView, simulations: int | None = None) -> Result:
+        """The search's result at ``view`` (its own budget, or exactly ``simulations``)."""
+        search = self._searches.get(view.rules)
+        if search is None:
+            gains = gains_of(self.network.settings)
+            table = tables(view.num_players, view.rules, gains)
+            search = self._searches[view.rules] = Search(table, self._evaluator.views, self.settings)
+        root = Snapshot(view, gains=gains_of(self.network.settings)).games
+        budget = self.budget
+        if simulations is None and not budget.count:
+            return search.run(self._evaluator, root, self._np, 0, Clock(budget.now, budget.seconds))
+        return search.run(self._evaluator, root, self._np, simulations or budget.count)
+
+    def trace(self) -> dict | None:
+        """The root's top moves: visits, prior, Q-value (the mover's, completed) and the improved policy."""
+        return None if self._last is None else _trace(*self._last)
+
+
+def _trace(view: PublicView, result: Result, chosen: int) -> dict:
+    root = result.root
+    candidates = [
+        {
+            "action": int(action),
+            "move": move_text(view, int(action)),
+            "value": float(result.q[k]),
+            "visits": int(root.visits[k]),
+            "prior": float(root.prior[k]),
+            "policy": float(result.policy[k]),
+        }
+        | ({"chosen": True} if action == chosen else {})
+        for k, action in enumerate(root.actions.tolist())
+    ]
+    return {"kind": "search", "candidates": top(candidates, "visits", "policy")}

@@ -1,0 +1,354 @@
+"""The search of the ``az`` player: a network-guided max^n tree search over the compiled core.
+
+* **States.** The tree is Python; the states are rows of the compiled core (:mod:`kdenv.core.branch`). Each
+  simulation deals its own deck (the root's unseen dominoes reshuffled, as ``view.determinize`` does; the
+  true deck is never read: the root is built from a :class:`~kdenv.view.PublicView`), walks the tree, and its
+  leaf's state is the root's game with the path played.
+* **Chance.** Within a round every decision is deterministic. The last move of a round draws the next line from
+  the simulation's deck, so the children of such a move are keyed by the line drawn (as ``uct`` does).
+* **Several players.** Every edge keeps each seat's summed value; each player maximises its own (max^n).
+* **Selection.** Below the root, PUCT with the network's priors. At the root, Gumbel AlphaZero's sampling
+  without replacement and sequential halving (``root="gumbel"``, Danihelka et al. 2022), or PUCT
+  (``root="puct"``). The output is the improved policy, softmax(logits + sigma(completed Q)), with Q
+  completed by the mixed value and sigma as in mctx's ``qtransform_completed_by_mix_value``.
+* **Batches.** Leaves of ``batch`` simulations (kept apart by a virtual loss) are stepped, observed and
+  evaluated together, in one compiled call and one forward pass.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Generator
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+
+from kdenv.core.branch import branch, observe_seats
+from kdenv.core.machine import DRAWN, KING, PHASE, PICKING, QUEUE, games
+from kdenv.core.observe import redraw_rows, seen
+from kdenv.core.tables import Tables
+
+VIRTUAL_LOSS = 1.0  # subtracted from the mover's value of an edge while a simulation through it waits
+MAX_DEPTH = 96  # the longest game (2 moves a domino, 48 dominoes)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The search's constants (the ``az:`` spec's options)."""
+
+    root: str = "gumbel"  # gumbel | puct
+    c_puct: float = 1.25
+    considered: int = 16  # Gumbel: root actions sampled without replacement
+    c_visit: float = 50.0  # sigma(q) = (c_visit + max visits) * c_scale * q (mctx's maxvisit_init, value_scale)
+    c_scale: float = 0.1
+    batch: int = 16
+    sample: bool = False  # Gumbel noise at the root (else its top actions by prior); puct: play by visits
+
+
+class Node:
+    """A decision: who moves, its legal actions, their priors, visits and summed values per seat, children."""
+
+    __slots__ = ("mover", "actions", "logits", "prior", "visits", "totals", "children", "value", "chance", "drawn")
+
+    def __init__(self, mover: int, actions: np.ndarray, logits: np.ndarray, value: np.ndarray, chance: bool,
+                 drawn: int) -> None:  # fmt: skip
+        self.mover, self.actions, self.logits, self.value = mover, actions, logits, value
+        self.chance, self.drawn = chance, drawn
+        prior = np.exp(logits - logits.max())
+        self.prior = prior / prior.sum()
+        self.visits = np.zeros(actions.size, np.int64)
+        self.totals = np.zeros((actions.size, value.size), np.float64)
+        self.children: list = [None] * actions.size  # Node, Leaf, or {line drawn: Node | Leaf} where chance
+
+
+class Leaf:
+    """A finished game in the tree: every seat's rank reward."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: np.ndarray) -> None:
+        self.value = value
+
+
+@dataclass
+class Result:
+    """What a search found at the root: its node, the action chosen, the improved policy over its actions."""
+
+    root: Node
+    chosen: int  # index into root.actions
+    policy: np.ndarray  # the improved policy, by root action
+    q: np.ndarray  # the completed Q-values of the root's mover, by root action
+    simulations: int
+
+
+class Batch(NamedTuple):
+    """Leaves waiting for the network: ``views`` observation rows each (the mover's first), and their movers."""
+
+    board: np.ndarray  # (rows, C, F, F)
+    features: np.ndarray  # (rows, V)
+    mask: np.ndarray  # (rows, A)
+    movers: np.ndarray  # (leaves,)
+
+
+Evaluate = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]
+"""(board, features, mask, movers) -> (logits (L, A), values (L, P)): an :class:`agents.evaluator.Evaluator`."""
+
+
+class Search:
+    """Searches positions of one table; :meth:`steps` yields its leaves in batches, :meth:`run` evaluates them."""
+
+    def __init__(self, tables: Tables, views: int, settings: Settings) -> None:
+        """``views``: the observation rows the evaluator reads per leaf (its ``views``)."""
+        self.t, self.views, self.settings = tables, views, settings
+        rows = settings.batch
+        self.g = games(rows, tables)
+        self.seen = seen(rows, tables)
+        self.board = np.zeros((rows * views, tables.num_planes, tables.cells), np.float32)
+        self.features = np.zeros((rows * views, tables.num_features), np.float32)
+        self.mask = np.zeros((rows * views, tables.num_actions), np.int8)
+        self.work = np.zeros(4 * tables.cells, np.int64)
+        self.paths = np.zeros((rows, MAX_DEPTH), np.int64)
+        self.offsets = np.arange(views, dtype=np.int64)
+
+    # ----- one search --------------------------------------------------------------------------------
+    def run(self, evaluate: Evaluate, root_games, rng: np.random.Generator, simulations: int,
+            until: Clock | None = None) -> Result:  # fmt: skip
+        """Search game 0 of ``root_games`` (public: its unseen dominoes in any order) with ``simulations``
+        simulations, or, with ``until``, until it says the time is up (at least one batch)."""
+        return drive([self.steps(root_games, rng, simulations, until)], evaluate)[0]
+
+    def steps(self, root_games, rng: np.random.Generator, simulations: int, until: Clock | None = None
+              ) -> Generator[Batch, tuple[np.ndarray, np.ndarray], Result]:  # fmt: skip
+        """The search of :meth:`run` as a generator: it yields each batch of leaves and is sent their
+        (logits, values); it returns the :class:`Result`. :func:`drive` runs several at once."""
+        self.root_games, self.rng = root_games, rng
+        drawn = int(root_games.counters[0, DRAWN])
+        self.deck, self.drawn = root_games.deck[0].copy(), drawn
+        root = (yield from self._evaluate([(None, [], None)]))[0]
+        assert isinstance(root, Node), "the search starts from an unfinished game"
+        if self.settings.root == "gumbel":
+            done = yield from self._root_gumbel(root, simulations, until)
+        else:
+            done = yield from self._spend(root, simulations, until, lambda: None)
+        return self._result(root, done)
+
+    def _root_gumbel(self, root: Node, simulations: int, until):
+        """Sequential halving over the root's top actions by (Gumbel noise +) logits; the simulations done."""
+        s = self.settings
+        size = root.actions.size
+        self.gumbel = self.rng.gumbel(size=size) if s.sample else np.zeros(size)
+        m = min(s.considered, size, simulations) if not until else min(s.considered, size)
+        alive = list(np.argsort(-(self.gumbel + root.logits), kind="stable")[: max(m, 1)])
+        phases = max(1, math.ceil(math.log2(len(alive)))) if len(alive) > 1 else 1
+        done = 0
+        for phase in range(phases):
+            if until is None:
+                budget = simulations // phases + (simulations % phases if phase == phases - 1 else 0)
+                order = [alive[k % len(alive)] for k in range(budget)]
+                done += yield from self._spend(root, len(order), None, iter(order).__next__)
+            else:
+                ends = _phase_clock(until, phases, phase)
+                cycle = _cycle(alive)
+                done += yield from self._spend(root, 0, ends, cycle.__next__, least=len(alive))
+            if len(alive) > 1:
+                score = self._gumbel_score(root)
+                alive.sort(key=lambda a: -score[a])
+                alive = alive[: max(1, len(alive) // 2)] if phase < phases - 1 else alive
+        self.survivors = alive
+        return done
+
+    def _spend(self, root: Node, count: int, until, forced: Callable, least: int = 0):
+        """Run ``count`` simulations (or, with ``until``, batches until it is true and at least ``least`` are
+        done), the root action of each from ``forced()`` (None: PUCT); the number run."""
+        done, batch = 0, self.settings.batch
+        while (done < count) if until is None else (done < max(least, 1) or not until()):
+            size = batch if until is not None else min(batch, count - done)
+            pending = [self._descend(root, forced()) for _ in range(size)]
+            yield from self._expand(pending)
+            done += size
+        return done
+
+    # ----- one simulation ----------------------------------------------------------------------------
+    def _descend(self, root: Node, first: int | None) -> tuple:
+        """Walk down from the root with this simulation's deck: (where the new node goes, the path of (node,
+        index) pairs, the deck), the path already counted as visited with the virtual loss."""
+        deck = self.deck.copy()
+        deck[self.drawn :] = self.rng.permutation(deck[self.drawn :])
+        node, path, kings = root, [], self.t.kings
+        while True:
+            a = first if node is root and first is not None else self._select(node)
+            path.append((node, a))
+            node.visits[a] += 1
+            node.totals[a, node.mover] -= VIRTUAL_LOSS
+            child = node.children[a]
+            key = None
+            if node.chance:
+                key = tuple(sorted(deck[node.drawn : node.drawn + kings].tolist()))
+                if child is None:
+                    child = node.children[a] = {}
+                child = child.get(key)
+            if child is None:
+                return (node, a, key), path, deck
+            if isinstance(child, Leaf):
+                return child, path, deck
+            node = child
+
+    def _select(self, node: Node) -> int:
+        """PUCT: the action of the best Q (the mover's; unvisited: the node's value) plus exploration."""
+        visits = node.visits
+        if visits.size == 1:
+            return 0
+        q = np.where(visits > 0, node.totals[:, node.mover] / np.maximum(visits, 1), node.value[node.mover])
+        u = self.settings.c_puct * node.prior * math.sqrt(visits.sum() + 1) / (1 + visits)
+        return int(np.argmax(q + u))
+
+    def _expand(self, pending: list):
+        """Step, observe and evaluate the new leaves of ``pending`` simulations, add them to the tree, and back up
+        every simulation's value (a leaf reached by several simulations is evaluated once)."""
+        made: dict = {}  # (parent, action, line drawn) -> row of the new leaf
+        rows: list = []
+        for where, path, deck in pending:
+            if isinstance(where, tuple) and _spot(where) not in made:
+                made[_spot(where)] = len(rows)
+                rows.append((where, path, deck))
+        nodes = (yield from self._evaluate(rows)) if rows else []
+        for where, path, _ in pending:
+            value = where.value if isinstance(where, Leaf) else nodes[made[_spot(where)]].value
+            for node, a in path:
+                node.totals[a] += value
+                node.totals[a, node.mover] += VIRTUAL_LOSS
+
+    def _evaluate(self, rows: list):
+        """Make the nodes of new leaves (one per row: (where, path, deck)), attached where they belong."""
+        t, g, views = self.t, self.g, self.views
+        count = len(rows)
+        index = np.arange(count, dtype=np.int64)
+        decks = np.stack([deck if deck is not None else self.deck for _, _, deck in rows])
+        lengths = np.array([len(path) for _, path, _ in rows], np.int64)
+        for k, (_, path, _) in enumerate(rows):
+            self.paths[k, : len(path)] = [node.actions[a] for node, a in path]
+        over = np.zeros(count, np.bool_)
+        finals = np.zeros((count, t.num_players), np.float64)
+        branch(self.root_games, 0, g, t, index, decks, self.paths, lengths, over, finals)
+        live = np.flatnonzero(~over)
+        nodes: list = [Leaf(finals[k]) for k in range(count)]
+        if live.size:
+            redraw_rows(self.seen, g, live, t)
+            movers = g.draft[live, QUEUE, g.counters[live, KING]]
+            seats = ((movers[:, None] + self.offsets[None, :]) % t.num_players).ravel()
+            m = live.size * views
+            observe_seats(self.seen, g, t, np.repeat(live, views), seats, self.board[:m], self.features[:m],
+                          self.mask[:m], self.work)  # fmt: skip
+            board = self.board[:m].reshape(m, t.num_planes, t.width, t.width)
+            logits, values = yield Batch(board, self.features[:m], self.mask[:m], movers)
+            for j, k in enumerate(live.tolist()):
+                legal = np.flatnonzero(self.mask[j * views])
+                c = g.counters[k]
+                chance = c[KING] == t.kings - 1 and c[PHASE] == PICKING and c[DRAWN] < t.in_play
+                nodes[k] = Node(int(movers[j]), legal, logits[j, legal], values[j], bool(chance), int(c[DRAWN]))
+        for (where, _, _), node in zip(rows, nodes, strict=True):
+            if where is not None:
+                parent, a, key = where
+                if key is None:
+                    parent.children[a] = node
+                else:
+                    parent.children[a][key] = node
+        return nodes
+
+    # ----- the root's output -------------------------------------------------------------------------
+    def _gumbel_score(self, root: Node) -> np.ndarray:
+        return self.gumbel + root.logits + sigma(root, completed_q(root), self.settings)
+
+    def _result(self, root: Node, done: int) -> Result:
+        q = completed_q(root)
+        if self.settings.root == "gumbel":
+            score = self._gumbel_score(root)
+            chosen = max(self.survivors, key=lambda a: score[a])
+        elif self.settings.sample:
+            chosen = int(self.rng.choice(root.actions.size, p=root.visits / root.visits.sum()))
+        else:
+            chosen = int(np.lexsort((-q, -root.visits))[0])
+        return Result(root, int(chosen), improved_policy(root, self.settings), q, done)
+
+
+def _spot(where: tuple) -> tuple:
+    """Where a new leaf goes, as a key: its parent node, the action's index, the line drawn (or None)."""
+    parent, a, key = where
+    return id(parent), a, key
+
+
+def drive(searches: list[Generator], evaluate: Evaluate) -> list:
+    """Run searches (:meth:`Search.steps`) side by side, their leaves evaluated together in one call per round;
+    their results, in order."""
+    results: list = [None] * len(searches)
+    batches = {k: next(search) for k, search in enumerate(searches)}
+    while batches:
+        keys = list(batches)
+        parts = [batches[k] for k in keys]
+        logits, values = evaluate(*(np.concatenate([getattr(b, f) for b in parts]) for f in Batch._fields))
+        start = 0
+        for k, part in zip(keys, parts, strict=True):
+            leaves = part.movers.shape[0]
+            reply = logits[start : start + leaves], values[start : start + leaves]
+            start += leaves
+            try:
+                batches[k] = searches[k].send(reply)
+            except StopIteration as stop:
+                results[k] = stop.value
+                del batches[k]
+    return results
+
+
+def completed_q(node: Node) -> np.ndarray:
+    """The mover's Q of each action, the unvisited completed by the mixed value (mctx's rule: the node's value
+    and the prior-weighted mean Q of the visited actions, weighted 1 and their visits)."""
+    visits, mover = node.visits, node.mover
+    q = node.totals[:, mover] / np.maximum(visits, 1)
+    visited = visits > 0
+    total = visits.sum()
+    mixed = node.value[mover]
+    if total:
+        weights = node.prior[visited]
+        mixed = (mixed + total * (weights * q[visited]).sum() / weights.sum()) / (total + 1)
+    return np.where(visited, q, mixed)
+
+
+def sigma(node: Node, q: np.ndarray, settings: Settings) -> np.ndarray:
+    """sigma(q): ``q`` rescaled to [0, 1] over the node's actions, times (c_visit + max visits) * c_scale."""
+    low, high = q.min(), q.max()
+    scaled = (q - low) / max(high - low, 1e-8)
+    return (settings.c_visit + node.visits.max()) * settings.c_scale * scaled
+
+
+def improved_policy(node: Node, settings: Settings) -> np.ndarray:
+    """softmax(logits + sigma(completed Q)): the policy the search improves the prior into."""
+    logits = node.logits + sigma(node, completed_q(node), settings)
+    policy = np.exp(logits - logits.max())
+    return policy / policy.sum()
+
+
+class Clock:
+    """A thinking budget in seconds of ``now`` (a clock function), from the moment it is made: true once spent."""
+
+    def __init__(self, now: Callable[[], float], seconds: float) -> None:
+        self.now, self.start, self.seconds = now, now(), seconds
+
+    def __call__(self) -> bool:
+        return self.now() >= self.start + self.seconds
+
+    def share(self, fraction: float) -> Callable[[], bool]:
+        """A clock that is spent once ``fraction`` of this one's seconds have passed."""
+        end = self.start + self.seconds * fraction
+        return lambda: self.now() >= end
+
+
+def _phase_clock(until: Callable[[], bool], phases: int, phase: int) -> Callable[[], bool]:
+    """The clock of one phase of sequential halving: the phases share a :class:`Clock` equally."""
+    return until.share((phase + 1) / phases) if isinstance(until, Clock) else until
+
+
+def _cycle(items: list):
+    """An endless round-robin over ``items``."""
+    while True:
+        yield from items

@@ -1,0 +1,67 @@
+"""A checkpoint's network as a search's evaluator: the prior of the player to move and a value for every seat.
+
+A leaf of a max^n search needs each seat's value. Checkpoints whose value head gives the observer's value alone
+(every ``ppo`` checkpoint) are read from every seat's view (``values=views``: one row per seat, one forward
+pass for the whole batch), or from the mover's alone with the others sharing the opposite of its value (the
+rank reward sums to zero: ``values=mover``, a quarter of the rows at 4 players). A checkpoint with a value per
+seat (``network.seat_values``, written by expert iteration) gives them all from the mover's row (``values=seats``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+VALUES = ("views", "mover", "seats")
+
+
+class Evaluator:
+    """Priors and per-seat values of a batch of leaves from ``policy`` (a KingdomPolicy) under ``settings``."""
+
+    def __init__(self, settings: dict[str, Any], policy, values: str = "") -> None:
+        import torch
+
+        torch.set_num_threads(1)  # one core: batch inference gains nothing from more threads on a busy machine
+        self.policy, self.settings = policy, settings
+        self.num_players = int(settings["num_players"])
+        self.seat_head = bool(settings.get("network", {}).get("seat_values", False))
+        self.values = values or ("seats" if self.seat_head else "views")
+        if self.values == "seats" and not self.seat_head:
+            raise ValueError(
+                "values=seats needs a checkpoint with a value per seat (written by `kdenv train` with backend: az); "
+                "use values=views or values=mover"
+            )
+        self.views = self.num_players if self.values == "views" else 1
+        """Rows per leaf: its observation from each seat (views), or the mover's alone."""
+
+    def __call__(self, board: np.ndarray, features: np.ndarray, mask: np.ndarray, movers: np.ndarray):
+        """(logits (L, A) float64, illegal at -inf; values (L, P) float64, by seat) of L leaves whose rows are
+        ``views`` consecutive observations each, the first from the mover (``movers[k]``), the next from the
+        seats after it in order."""
+        import torch
+
+        n, views = self.num_players, self.views
+        leaves = movers.shape[0]
+        with torch.inference_mode():
+            latent = self.policy.features_extractor(
+                {"board": torch.from_numpy(board), "features": torch.from_numpy(features)}
+            )
+            heads = self.policy.mlp_extractor
+            mover_latent = latent[::views]
+            logits = heads.forward_actor(mover_latent).numpy().astype(np.float64)
+            critic = heads.forward_critic(latent if self.values == "views" else mover_latent)
+            seen = self.policy.value_net(critic).numpy().astype(np.float64)  # (rows, 1) or (leaves, P) relative
+        logits[mask[::views] == 0] = -np.inf
+        relative = seen.reshape(leaves, n) if self.values != "mover" else _shared(seen[:, 0], n)
+        seats = (movers[:, None] + np.arange(n)[None, :]) % n
+        values = np.empty((leaves, n), np.float64)
+        np.put_along_axis(values, seats, relative, axis=1)
+        return logits, values
+
+
+def _shared(mover: np.ndarray, n: int) -> np.ndarray:
+    """(L, n) values relative to the mover: its own, then each other seat's share of the opposite."""
+    relative = np.repeat((-mover / (n - 1))[:, None], n, axis=1)
+    relative[:, 0] = mover
+    return relative

@@ -1,0 +1,143 @@
+"""The ``az`` player: its budget is exact, its search is seeded, its chance is the player's own, its output is
+the improved policy, and it plays legal games at every table (strength is measured by tournaments, not here)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from agents import make_player
+from agents.az_search import Leaf, Node, Settings, completed_q, improved_policy
+from agents.checkpoint import CheckpointError
+from agents.ppo_player import DEFAULT_CHECKPOINTS
+from agents.registry import PlayerSpecError
+from kdenv.game import Game
+from kdenv.rules import STUDY_RULES, Rules
+from kdenv.view import PublicView
+from tests.helpers.games import game_after
+
+TABLES = [(4, STUDY_RULES), (3, Rules()), (2, Rules()), (2, Rules(kingdom_size=7))]
+
+
+def busy_view(seed: int = 2) -> PublicView:
+    """A mid-game position of the study's table with several legal placements."""
+    game = game_after(4, STUDY_RULES, seed, 30)
+    while len(game.legal_actions()) < 4:
+        game.step(game.legal_actions()[0])
+    return PublicView(game)
+
+
+@pytest.mark.parametrize("root", ["gumbel", "puct"])
+@pytest.mark.parametrize("simulations", [1, 7, 40])
+def test_simulations_n_does_exactly_n(root, simulations):
+    player = make_player(f"az:default,simulations={simulations},root={root},batch=8", 4, STUDY_RULES)
+    player.reset(0, seed=1)
+    result = player.search(busy_view())
+    assert result.simulations == simulations
+    assert result.root.visits.sum() == simulations
+
+
+def test_same_seed_same_moves():
+    def moves(seed: int) -> list[int]:
+        player = make_player("az:default,simulations=12,sample=true,seed=4", 4, STUDY_RULES)
+        game = Game(4, STUDY_RULES, seed=9)
+        played = []
+        for _ in range(24):
+            player.reset(game.current_player, seed=seed)
+            action = player.act(PublicView(game))
+            played.append(action)
+            game.step(action)
+        return played
+
+    assert moves(1) == moves(1)
+    assert moves(1) != moves(2)  # the seed reaches the Gumbel noise and the deals of the search
+
+
+def test_chance_children_are_keyed_by_lines_the_player_could_see_drawn():
+    """A move that ends a round leads to one child per next line drawn, each from the player's unseen dominoes."""
+    game = Game(4, STUDY_RULES, seed=11)
+    while not (game.phase == "pick" and game.king == len(game.queue) - 1 and game.round >= 1):
+        game.step(game.legal_actions()[0])
+    view = PublicView(game)
+    player = make_player("az:default,simulations=48,root=puct", 4, STUDY_RULES)
+    player.reset(game.current_player, seed=0)
+    root = player.search(view).root
+    assert root.chance
+    unseen = set(view.unseen())
+    lines = [key for child in root.children if child is not None for key in child]
+    assert len(lines) >= 2 and len(set(lines)) == len(lines)
+    for line in lines:
+        assert list(line) == sorted(line) and len(line) == 4 and set(line) <= unseen
+
+
+def test_the_output_is_the_prior_improved_by_the_completed_q_values():
+    """On a fixed root: softmax(logits + sigma(q)), q the visited means and the mixed value elsewhere (mctx's
+    ``qtransform_completed_by_mix_value``: (50 + max visits) * 0.1 * min-max rescaled q)."""
+    value = np.array([0.2, -0.1, 0.0, -0.1])
+    node = Node(0, np.array([3, 5, 8]), np.log(np.array([0.5, 0.3, 0.2])), value, False, 0)
+    node.visits[:] = [2, 1, 0]
+    node.totals[0, 0], node.totals[1, 0] = 1.0, -0.4
+    mixed = (0.2 + 3 * (0.5 * 0.5 + 0.3 * -0.4) / 0.8) / 4
+    q = np.array([0.5, -0.4, mixed])
+    assert completed_q(node) == pytest.approx(q)
+    logits = np.log([0.5, 0.3, 0.2]) + 52 * 0.1 * (q - q.min()) / (q.max() - q.min())
+    expected = np.exp(logits) / np.exp(logits).sum()
+    assert improved_policy(node, Settings()) == pytest.approx(expected)
+
+
+@pytest.mark.parametrize(("players", "rules"), TABLES)
+def test_az_plays_legal_games_at_every_table(players, rules):
+    player = make_player("az:default,simulations=6,batch=4", players, rules)
+    game = Game(players, rules, seed=players)
+    seats = {}
+    while not game.is_over:
+        seat = game.current_player
+        if seat not in seats:
+            seats[seat] = True
+            player.reset(seat, seed=seat)
+        game.step(player.act(PublicView(game)))  # the engine raises on an illegal move
+    assert len(game.scores()) == players
+
+
+def test_finished_games_in_the_tree_hold_every_seat_rank_reward():
+    """At the last placement of the game every move ends it: each child is a finished game valued as the AEC
+    env's rank reward of every seat (+1 first ... -1 last, the places re-played by the engine)."""
+    game = Game(4, STUDY_RULES, seed=6)
+    while not (game.phase == "place" and not game.line and game.king == len(game.queue) - 1):
+        game.step(game.legal_actions()[-1])
+    player = make_player("az:default,simulations=24,root=puct", 4, STUDY_RULES)
+    player.reset(game.current_player, seed=0)
+    root = player.search(PublicView(game)).root
+    visited = [k for k in range(root.actions.size) if root.visits[k]]
+    assert visited
+    for k in visited:
+        leaf = root.children[k]
+        assert isinstance(leaf, Leaf)
+        after = game.clone()
+        after.step(int(root.actions[k]))
+        assert after.is_over
+        assert leaf.value.tolist() == pytest.approx([1 - 2 * place / 3 for place in after.placings()])
+        assert root.totals[k] == pytest.approx(root.visits[k] * leaf.value)  # the virtual loss is taken back
+
+
+def test_a_checkpoint_for_another_table_is_refused_before_any_game():
+    with pytest.raises(CheckpointError, match="trained for 2 players"):
+        make_player(f"az:{DEFAULT_CHECKPOINTS[2, 5]}", 4, STUDY_RULES)
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("az:default,simulations=0", "simulations=0"),
+        ("az:default,simulations=4,seconds=1", "not both"),
+        ("az:default,root=minimax", "root='minimax'"),
+        ("az:default,values=seats", "values=seats needs a checkpoint"),
+        ("az:default,sample=maybe", "sample must be true or false"),
+        ("az:default,batch=0", "batch=0"),
+        ("az:nosuch.zip", "not found"),
+    ],
+)
+def test_bad_options_are_one_line_errors(spec, message):
+    with pytest.raises((PlayerSpecError, CheckpointError), match=message) as error:
+        make_player(spec, 4, STUDY_RULES)
+    assert "\n" not in str(error.value)
