@@ -61,7 +61,8 @@ class AZPlayer(Player):
         self.values = choice("values", values, VALUES) if values else ""
         self.base_seed = int(number("seed", seed, int, 0, least=True)) if seed is not None else None
         self.network = PPOPlayer(path)  # reads the checkpoint (one-line errors), and the table's with seat_at
-        self._evaluator = Evaluator(self.network.settings, self.network.policy, self.values)
+        self.evaluator = Evaluator(self.network.settings, self.network.policy, self.values)
+        """The network's part of the search: any callable of the Evaluator's signature with its ``views``."""
         self._searches: dict[Rules, Search] = {}
         self._np = np.random.default_rng(self.base_seed)
         self._last: tuple[PublicView, Result, int] | None = None
@@ -71,7 +72,7 @@ class AZPlayer(Player):
         network = self.network.policy
         self.network.seat_at(num_players, rules)
         if self.network.policy is not network:
-            self._evaluator = Evaluator(self.network.settings, self.network.policy, self.values)
+            self.evaluator = Evaluator(self.network.settings, self.network.policy, self.values)
             self._searches.clear()
 
     def reset(self, seat: int, seed: int | None = None) -> None:
@@ -96,12 +97,12 @@ class AZPlayer(Player):
         if search is None:
             gains = gains_of(self.network.settings)
             table = tables(view.num_players, view.rules, gains)
-            search = self._searches[view.rules] = Search(table, self._evaluator.views, self.settings)
+            search = self._searches[view.rules] = Search(table, self.evaluator.views, self.settings)
         root = Snapshot(view, gains=gains_of(self.network.settings)).games
         budget = self.budget
         if simulations is None and not budget.count:
-            return search.run(self._evaluator, root, self._np, 0, Clock(budget.now, budget.seconds))
-        return search.run(self._evaluator, root, self._np, simulations or budget.count)
+            return search.run(self.evaluator, root, self._np, 0, Clock(budget.now, budget.seconds))
+        return search.run(self.evaluator, root, self._np, simulations or budget.count)
 
     def trace(self) -> dict | None:
         """The root's top moves: visits, prior, Q-value (the mover's, completed) and the improved policy."""

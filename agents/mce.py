@@ -33,7 +33,7 @@ class MonteCarloPlayer(SearchPlayer):
         super().__init__(**options)
         self.select = choice("select", select, ("halving", "even"))
         self.width = int(number("width", width, int, 0, least=True))
-        self._tally: tuple[list[float], list[int]] = [], []
+        self.tally: tuple[list[float], list[int]] = [], []  # (summed values, playouts) per candidate, last decision
 
     # ----- candidates ----------------------------------------------------------------------------
     def choose_turn(self, view: PublicView) -> tuple[int, int]:
@@ -72,7 +72,7 @@ class MonteCarloPlayer(SearchPlayer):
             return playouts.values(self.rng, first)[self.seat]
 
         best = self._share_out(len(turns), lambda i: playout(turns[i]))
-        self._trace = functools.partial(self._turns_trace, view, turns, best, self._tally)
+        self._trace = functools.partial(self._turns_trace, view, turns, best, self.tally)
         return turns[best]
 
     def _turns_trace(
@@ -95,9 +95,9 @@ class MonteCarloPlayer(SearchPlayer):
 
     def _share_out(self, n: int, playout: Callable[[int], float]) -> int:
         """Run playouts of candidates 0..n-1 within the budget; the index of the best mean. The summed values
-        and playouts of each candidate are left in ``_tally`` for the trace."""
+        and playouts of each candidate are left in ``tally`` for the trace."""
         totals, counts = [0.0] * n, [0] * n
-        self._tally = totals, counts
+        self.tally = totals, counts
         alive = list(range(n))
         rounds = max(1, math.ceil(math.log2(n))) if self.select == "halving" else 1
         budget = self.budget

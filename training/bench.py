@@ -9,6 +9,7 @@ BENCHMARKS: dict[str, str] = {
     "engine": "kdenv.bench",  # random games through the engine
     "env": "kdenv.env_bench",  # AEC turns/s against connect_four
     "playouts": "agents.bench",  # random and Full-Greedy playouts from the first round
+    "search": "agents.search_bench",  # az's simulations/s by batch size and where its time goes, against mce
     "vector": "agents.vector_bench",  # the vector env and the learner's view, against the AEC env
     "train": "training.ppo.bench_train",  # MaskablePPO learner steps/s on the vector env, and where time goes
     "ray": "training.arena.bench_ray",  # tournament games/s on Ray against the local backend

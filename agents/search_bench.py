@@ -1,0 +1,125 @@
+"""Search speed (`kdenv bench search`): simulations/s of ``az`` by batch size, where its time goes, and ``mce``.
+
+At the study's table (4 players, Middle Kingdom and Harmony), from mid-game positions (30 random decisions in),
+one core: ``az:default`` (the shipped network, each seat's value from its own view, or the mover's alone with
+``--values mover``) searches a fixed number of simulations per position at each batch size. Its time is split
+into the compiled core (copying the root and playing each path, drawing the kingdoms), the encoder (the
+observations, gains included), the network (one forward pass a batch) and the tree (the rest: selection, backup,
+the improved policy). In the same run, the reference: ``mce``'s playouts/s from the same positions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import time
+from collections.abc import Callable
+from contextlib import contextmanager
+
+from agents import az_search
+from agents.registry import make_player
+from kdenv.game import Game
+from kdenv.rules import STUDY_RULES
+from kdenv.view import PublicView
+
+BATCHES = (1, 8, 32, 64)
+PARTS = {"core": ("branch", "redraw_rows"), "encoder": ("observe_seats",)}
+
+
+def mid_game(seed: int, decisions: int = 30) -> PublicView:
+    """A study game after ``decisions`` random decisions."""
+    game = Game(4, STUDY_RULES, seed)
+    rng = random.Random(seed)
+    for _ in range(decisions):
+        game.step(rng.choice(game.legal_actions()))
+    return PublicView(game)
+
+
+@contextmanager
+def timed_parts(spent: dict[str, float]):
+    """Add the seconds spent in the search's compiled calls to ``spent`` by part, while the block runs."""
+    originals = {name: getattr(az_search, name) for names in PARTS.values() for name in names}
+
+    def timer(part: str, function: Callable) -> Callable:
+        def call(*args):
+            start = time.process_time()
+            try:
+                return function(*args)
+            finally:
+                spent[part] += time.process_time() - start
+
+        return call
+
+    for part, names in PARTS.items():
+        for name in names:
+            setattr(az_search, name, timer(part, originals[name]))
+    try:
+        yield
+    finally:
+        for name, function in originals.items():
+            setattr(az_search, name, function)
+
+
+def az_rate(batch: int, values: str, simulations: int, positions: int) -> tuple[float, dict[str, float]]:
+    """(simulations per CPU second, share of the time per part) of ``az`` over ``positions`` positions."""
+    player = make_player(f"az:default,simulations={simulations},batch={batch},values={values}", 4, STUDY_RULES)
+    evaluate = player.evaluator
+    spent = dict.fromkeys([*PARTS, "network"], 0.0)
+
+    def network(*args):
+        start = time.process_time()
+        try:
+            return evaluate(*args)
+        finally:
+            spent["network"] += time.process_time() - start
+
+    network.views = evaluate.views  # type: ignore[attr-defined]
+    player.evaluator = network
+    player.reset(0, seed=0)
+    player.search(mid_game(1000))  # compiles (or loads) the kernels before timing
+    spent.update(dict.fromkeys(spent, 0.0))
+    done, total = 0, 0.0
+    with timed_parts(spent):
+        for k in range(positions):
+            view = mid_game(k)
+            start = time.process_time()
+            done += player.search(view).simulations
+            total += time.process_time() - start
+    shares = {part: seconds / total for part, seconds in spent.items()}
+    shares["tree"] = 1.0 - sum(shares.values())
+    return done / total, shares
+
+
+def mce_rate(seconds: float, positions: int) -> float:
+    """``mce``'s playouts per CPU second from the same positions (Full-Greedy playouts, its defaults)."""
+    player = make_player(f"mce:seconds={seconds},clock=cpu", 4, STUDY_RULES)
+    player.act(mid_game(1000))  # compiles (or loads) the playout kernel before timing
+    done, total = 0, 0.0
+    for k in range(positions):
+        view = mid_game(k)
+        player.reset(view.current_player, seed=k)
+        start = time.process_time()
+        player.act(view)
+        total += time.process_time() - start
+        done += sum(player.tally[1])
+    return done / total
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="kdenv bench search", description=__doc__)
+    parser.add_argument("--simulations", type=int, default=128, help="simulations per position (default 128)")
+    parser.add_argument("--positions", type=int, default=20, help="mid-game positions per batch size (default 20)")
+    parser.add_argument("--values", choices=("views", "mover"), default="views", help="how leaves get every value")
+    parser.add_argument("--batches", type=int, nargs="+", default=list(BATCHES), help="batch sizes (default 1 8 32 64)")
+    args = parser.parse_args(argv)
+    print(f"az:default, values={args.values}, {args.simulations} simulations from {args.positions} mid-game positions")
+    for batch in args.batches:
+        rate, shares = az_rate(batch, args.values, args.simulations, args.positions)
+        split = ", ".join(f"{part} {share:4.0%}" for part, share in shares.items())
+        print(f"  batch {batch:3}: {rate:8,.0f} simulations per CPU second   ({split})")
+    print(f"reference: mce (fg playouts) {mce_rate(0.25, args.positions):8,.0f} playouts per CPU second")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
