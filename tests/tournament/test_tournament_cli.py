@@ -14,13 +14,13 @@ def kdenv(*argv: str) -> int:
 
 def test_a_tournament_prints_the_table_and_writes_its_files(tmp_path, capsys):
     out = tmp_path / "t"
-    assert kdenv("--agents", "random", "random", "--players", "2", "--games", "4", "--out", str(out)) == 0
+    assert kdenv("--agents", "random", "gprd", "--players", "2", "--games", "4", "--out", str(out)) == 0
     printed = capsys.readouterr().out
     assert "1 table(s) x 2 seatings x 2 deal(s) = 4 games of 2 players" in printed
     assert "Win rate [95% CI]" in printed and "│ random │" in printed
     for name in ("tournament.json", "games.jsonl", "results.json", "results.md", "ratings.png"):
         assert (out / name).stat().st_size > 0
-    assert kdenv("--agents", "random", "random", "--players", "2", "--games", "4", "--out", str(out)) == 0
+    assert kdenv("--agents", "random", "gprd", "--players", "2", "--games", "4", "--out", str(out)) == 0
     assert "4 already in" in capsys.readouterr().out  # the same command again resumes: nothing left to play
     assert len((out / "games.jsonl").read_text().splitlines()) == 4
 
