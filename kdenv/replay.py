@@ -2,8 +2,9 @@
 
 A record is one JSON object (many make a JSON Lines file); see DESIGN.md for the fields.
 :func:`replay_record` re-plays every move through the engine, so a record that passes is a
-legal game whose final scores and winners are the ones written in it. A move's optional ``trace`` (what
-the deciding player thought, written by ``--trace``) is kept as it is and not checked beyond being an object.
+legal game whose final scores and winners are the ones written in it (``winners`` worked out when absent).
+The optional fields the engine does not re-play (``agents``, a move's ``trace``, a tournament game's
+``tournament``) are checked against their documented shapes by :mod:`kdenv.record_extras`.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from kdenv.actions import decode, discard_action, pick_action, place_action
 from kdenv.errors import IllegalMoveError, KingdominoError, RecordError
 from kdenv.files import JsonFileError, append_jsonl, parse_json, parse_jsonl, read_text, write_atomically
 from kdenv.game import OVER, Game
+from kdenv.record_extras import check_agents, check_tournament, check_trace, is_integer
 from kdenv.rules import Rules
 
 FORMAT = "kingdomino-replay/1"
@@ -65,10 +67,15 @@ def _action_of(move: dict, index: int, game: Game) -> int:
     kind = move.get("action")
     if kind == "place":
         cells: Any = move.get("cells")
+        if not _is_cell_pair(cells):
+            raise RecordError(
+                f"moves[{index}].cells must be two [row, col] pairs of integers (half A's cell, then half B's), "
+                f"not {cells!r}"
+            )
         try:
             return place_action(tuple(cells[0]), tuple(cells[1]), size)
-        except (TypeError, IndexError, ValueError) as err:
-            raise RecordError(f"moves[{index}].cells: {err or 'expected [[row, col], [row, col]]'}") from None
+        except ValueError as err:
+            raise RecordError(f"moves[{index}].cells: {err}") from None
     if kind == "discard":
         return discard_action(size)
     if kind == "pick":
@@ -77,6 +84,15 @@ def _action_of(move: dict, index: int, game: Game) -> int:
             raise RecordError(f"moves[{index}]: domino {number!r} is not in the next line {game.line}")
         return pick_action(game.line.index(number), size)
     raise RecordError(f"moves[{index}].action must be 'pick', 'place' or 'discard', not {kind!r}")
+
+
+def _is_cell_pair(cells: Any) -> bool:
+    """``[[row, col], [row, col]]`` with integer rows and columns."""
+    return (
+        isinstance(cells, list)
+        and len(cells) == 2
+        and all(isinstance(cell, list) and len(cell) == 2 and all(map(is_integer, cell)) for cell in cells)
+    )
 
 
 def replay_record(record: dict) -> Game:
@@ -92,11 +108,13 @@ def replay_steps(record: dict) -> Iterator[Game]:
     """The game ``record`` deals, then the same game after each of its moves (one object, stepped in place),
     checked as :func:`replay_record` checks it: what a viewer shows move by move."""
     game = _dealt(record)
+    check_agents(record, game.num_players)
     yield game
     for index, move in enumerate(_field(record, "moves", list)):
         _replay_move(game, move, index)
         yield game
     _check_final(record, game)
+    check_tournament(record, game)
 
 
 def _dealt(record: Any) -> Game:
@@ -106,10 +124,13 @@ def _dealt(record: Any) -> Game:
     if record.get("format") != FORMAT:
         raise RecordError(f"record field 'format' must be {FORMAT!r}, not {record.get('format')!r}")
     num_players = _field(record, "num_players", int)
+    seed = record.get("seed")
+    if seed is not None and not is_integer(seed):
+        raise RecordError(f"record field 'seed' must be an integer or null (absent: not known), not {seed!r}")
     try:
         rules = Rules.from_dict(_field(record, "rules", dict))
         return Game.from_deck(
-            num_players, rules, _field(record, "deck", list), _field(record, "king_order", list), record.get("seed")
+            num_players, rules, _field(record, "deck", list), _field(record, "king_order", list), seed
         )
     except RecordError:
         raise
@@ -121,8 +142,8 @@ def _replay_move(game: Game, move: Any, index: int) -> None:
     """Play ``moves[index]`` of a record, checking who plays it and with which domino."""
     if not isinstance(move, dict):
         raise RecordError(f"moves[{index}] must be an object")
-    if not isinstance(move.get("trace", {}), dict):
-        raise RecordError(f"moves[{index}].trace must be an object (what the player thought), if present")
+    if "trace" in move:
+        check_trace(move["trace"], f"moves[{index}].trace")
     if game.phase == OVER:
         raise RecordError(f"moves[{index}]: the game is already over")
     if move.get("player") != game.current_player:
@@ -139,7 +160,8 @@ def _replay_move(game: Game, move: Any, index: int) -> None:
 
 
 def _check_final(record: dict, game: Game) -> None:
-    """The record's final scores and winners, if it has them, are those of the game re-played."""
+    """``final``, if the record has it: the re-played game's scores and, when given, its winners (absent, they
+    are the re-played game's)."""
     final = record.get("final")
     if final is not None:
         if game.phase != OVER:
@@ -148,15 +170,18 @@ def _check_final(record: dict, game: Game) -> None:
             raise RecordError("record field 'final' must be an object")
         if final.get("scores") != game.scores():
             raise RecordError(f"final.scores {final.get('scores')} differ from the re-played {game.scores()}")
-        if final.get("winners") != game.winners():
+        if final.get("winners") is not None and final["winners"] != game.winners():
             raise RecordError(f"final.winners {final.get('winners')} differ from the re-played {game.winners()}")
 
 
 def read_records(path: str | os.PathLike) -> Iterator[dict]:
-    """The records of a file: one JSON object (``.json``) or one per line (``.jsonl``)."""
+    """The records of a file: one JSON object (``.json``) or one per line (``.jsonl``); a file of none (empty, or
+    blank lines) is a RecordError, whichever its suffix."""
     try:
         text = read_text(path)
         stripped = text.lstrip()
+        if not stripped:
+            raise RecordError(f"{path} holds no records (it is empty); give a file of kingdomino-replay/1 records")
         if Path(path).suffix == ".json" or (stripped.startswith("{") and "\n{" not in stripped.rstrip()):
             yield parse_json(text, f"{path}")
         else:

@@ -33,11 +33,17 @@ class Rules:
 
     @classmethod
     def from_dict(cls, data: dict) -> Rules:
-        """Rules from a record's ``rules`` object; unknown keys are an error naming the key."""
+        """Rules from a record's ``rules`` object; an unknown key or a value of the wrong type (a flag that is not
+        true or false) is an error naming the rule."""
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(data) - known)
         if unknown:
             raise KingdominoError(f"unknown rule {unknown[0]!r}; known rules: {', '.join(sorted(known))}")
+        for field in fields(cls):
+            value = data.get(field.name, field.default)
+            if type(value) is not type(field.default):  # "yes" is no flag, and true no kingdom size
+                wanted = "true or false" if isinstance(field.default, bool) else "an integer"
+                raise KingdominoError(f"rule {field.name!r} must be {wanted}, not {value!r}")
         return cls(**data)
 
     @classmethod

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 from kdenv.errors import KingdominoError
@@ -29,10 +30,21 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def stdout_gone() -> None:
+    """Its reader went away (``| head``): send what is left of stdout to /dev/null, as Python's docs advise."""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        return int(importlib.import_module(args._module).run(args) or 0)
+        status = int(importlib.import_module(args._module).run(args) or 0)
+        if sys.stdout is not None:
+            sys.stdout.flush()  # a closed pipe shows here, not as a message at exit
+        return status
+    except BrokenPipeError:
+        stdout_gone()
+        return 1  # Python's own exit status on a broken pipe
     except KingdominoError as err:
         print(f"kdenv {args.command}: error: {err}", file=sys.stderr)
         return 2

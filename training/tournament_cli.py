@@ -13,12 +13,16 @@ Re-running a command with the same ``--out`` resumes it; a larger ``--games`` ex
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from agents.registry import PLAYERS, make_player
 from kdenv.errors import KingdominoError
 from kdenv.rules import STUDY_RULES, Rules
 from training.arena.report import print_results, win_summary
 from training.arena.stats import Results
+
+if TYPE_CHECKING:
+    from training.arena.tournament import Tournament
 
 DEFAULT_AGENTS = ("random", "gprd", "fg", "ppo:default")  # those that exist here are used without --agents
 QUICK_GAMES = 240  # --quick: games of the built-in players (seconds to a minute on 2 cores)
@@ -83,10 +87,7 @@ def run(args: argparse.Namespace) -> int:
     if args.workers is not None and args.workers < 1:
         raise KingdominoError(f"--workers must be at least 1, not {args.workers}")
     tournament = Tournament(agents, players, games, rules, args.seed, out, trace=args.trace)
-    for note in tournament.notes:
-        print(note)
-    done = len(tournament.records)
-    print(tournament.schedule.describe() + (f"; {done} already in {out}/games.jsonl" if done else ""))
+    read = _announce(tournament, out)
     try:
         results = tournament.run(
             args.workers, progress=not args.no_progress, backend=args.backend, address=args.address
@@ -94,14 +95,30 @@ def run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print(f"{len(tournament.records)} games saved in {out}/games.jsonl; run the same command again to resume")
         raise
+    paths = tournament.write_reports(results)  # before printing: a reader that goes away (| head) loses nothing
     print_results(results)
     if args.protocol == "study":
         print(_study_line(results, args.agent, args.opponent or STUDY_OPPONENT))
     if tournament.failures:
         print(f"{len(tournament.failures)} game(s) failed (see {out}/errors.jsonl); re-run to retry them")
-    paths = tournament.write_reports(results)
     print("wrote " + ", ".join(str(p) for p in [out + "/games.jsonl", *paths]))
-    return 1 if tournament.failures else 0
+    return 1 if tournament.failures or not read else 0
+
+
+def _announce(tournament: Tournament, out: str) -> bool:
+    """Print the notes and the schedule; False if nobody reads them (``| head -0``): the games are played and
+    written all the same (a reader that leaves later meets the command line's broken-pipe exit)."""
+    done = len(tournament.records)
+    try:
+        for note in tournament.notes:
+            print(note)
+        print(tournament.schedule.describe() + (f"; {done} already in {out}/games.jsonl" if done else ""))
+    except BrokenPipeError:
+        from training.cli import stdout_gone
+
+        stdout_gone()
+        return False
+    return True
 
 
 def _settings(args: argparse.Namespace) -> tuple[list[str], int, int, Rules, str]:

@@ -17,7 +17,12 @@ import webbrowser
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("files", nargs="+", metavar="FILE", help="record files (.json, .jsonl) or tournament folders")
-    parser.add_argument("--out", default="runs/site", metavar="DIR", help="the folder of the site (default runs/site)")
+    parser.add_argument(
+        "--out",
+        default="runs/site",
+        metavar="DIR",
+        help="the folder of the site: new, empty, or a site kdenv view wrote, replaced whole (default runs/site)",
+    )
     parser.add_argument("--open", action="store_true", help="open the site in the web browser")
 
 

@@ -54,11 +54,60 @@ def mutated(path: list, value) -> dict:
         (["moves", 5, "action"], "jump", r"moves\[5\].action"),
         (["final", "scores"], [0, 0, 0, 0], "final.scores"),
         (["final", "winners"], [0, 1, 2, 3], "final.winners"),
+        (["seed"], "seven", "field 'seed' must be an integer or null"),
+        (["agents"], "random", "field 'agents' must be null or a list of 4 names"),
+        (["rules", "harmony"], "yes", "rule 'harmony' must be true or false, not 'yes'"),
+        (["rules", "kingdom_size"], True, "rule 'kingdom_size' must be an integer"),
+        (["moves", 4, "cells"], "xx", r"moves\[4\]\.cells must be two \[row, col\] pairs of integers"),
+        (["moves", 4, "cells"], [[0, 1], [0, 1.5]], r"moves\[4\]\.cells must be two \[row, col\] pairs"),
+        (["moves", 4, "cells"], [[0, 1], [0, 1], [0, 2]], r"moves\[4\]\.cells must be two \[row, col\] pairs"),
+        (["tournament"], {}, "tournament.game_id must be a whole number"),
+        (["tournament"], "round 1", "field 'tournament' must be an object"),
+        (["tournament"], {"game_id": 0, "deal": 0, "placings": "x"}, "tournament.placings 'x' differ"),
+        (["tournament"], {"game_id": 0, "deal": -1, "placings": []}, "tournament.deal must be a whole number"),
+        (["moves", 0, "trace"], "thought hard", r"moves\[0\]\.trace must be an object"),
+        (["moves", 0, "trace"], {}, r"moves\[0\]\.trace\.kind must be 'search' or 'policy'"),
+        (["moves", 0, "trace"], {"kind": "search"}, r"moves\[0\]\.trace\.candidates must be a list"),
+        (["moves", 0, "trace"], {"kind": "policy", "value": "0.5", "candidates": []}, r"trace\.value must be a number"),
+        (["moves", 0, "trace"], {"kind": "search", "candidates": [{"action": 1, "move": "pick #3", "visits": -1}]},
+         r"trace\.candidates\[0\]\.value must be a number or null"),
+        (["moves", 0, "trace"], {"kind": "policy", "value": 0.1, "candidates": [{"action": 1, "move": "pick #3"}]},
+         r"trace\.candidates\[0\]\.probability must be a number from 0 to 1"),
     ],
-)
+)  # fmt: skip
 def test_a_malformed_record_names_the_field(path, value, message):
     with pytest.raises(RecordError, match=message):
         replay_record(mutated(path, value))
+
+
+def test_records_from_other_tools_may_leave_out_the_winners_the_seed_and_the_agents():
+    record = finished_record()
+    played = replay_record(record)
+    del record["final"]["winners"], record["seed"], record["agents"]
+    assert replay_record(record).winners() == played.winners() and replay_record(record).seed is None
+    record["final"]["winners"] = None
+    assert replay_record(record).winners() == played.winners()
+
+
+def test_well_formed_traces_and_tournament_entries_pass():
+    record = finished_record()
+    placings = replay_record(record).placings()
+    record["tournament"] = {"game_id": 3, "deal": 0, "table": 0, "seating": 1, "play_seed": -5, "placings": placings}
+    search = {"action": 1, "move": "pick #3", "value": None, "visits": 0, "chosen": True}
+    record["moves"][0]["trace"] = {"kind": "search", "candidates": [search]}
+    record["moves"][1]["trace"] = {"kind": "policy", "value": -0.2, "candidates": [{**search, "probability": 1}]}
+    assert replay_record(record).scores() == record["final"]["scores"]
+
+
+@pytest.mark.parametrize("name", ["empty.json", "empty.jsonl"])
+@pytest.mark.parametrize("text", ["", "\n \n"])
+def test_an_empty_file_is_the_same_one_line_error_whatever_its_suffix(tmp_path, capsys, name, text):
+    (tmp_path / name).write_text(text)
+    assert cli(["replay", str(tmp_path / name)]) == 2
+    err = capsys.readouterr().err
+    assert err == f"kdenv replay: error: {tmp_path / name} holds no records (it is empty); give a file of " + (
+        "kingdomino-replay/1 records\n"
+    )
 
 
 def test_an_illegal_move_in_a_record_is_named():

@@ -1,6 +1,7 @@
 """The schedule is balanced: seats, king-draw positions and meetings evenly spread; deals duplicated."""
 
-from collections import Counter
+import hashlib
+from collections import Counter, defaultdict
 from itertools import combinations
 
 import pytest
@@ -54,6 +55,30 @@ def test_each_deal_is_played_by_every_table_in_every_seating():
         games = [g for g in s.games() if (g.deal, g.table) == (deal, table)]
         for seat in range(4):
             assert len({g.agents[seat] for g in games}) == 4  # every member in this seat once
+
+
+def test_a_spec_listed_twice_plays_each_distinct_seating_once_a_deal():
+    s = Schedule(("ppo:default", "fg", "fg"), 3, Rules(), 3, 30)
+    by_deal = defaultdict(list)
+    for g in s.games():
+        by_deal[g.deal].append(g.agents)
+    assert s.round_size == 3 and s.total == 30 and len(by_deal) == 10
+    for seatings in by_deal.values():  # ppo:default once in each seat, no seating twice
+        assert len(set(seatings)) == len(seatings) == 3
+        assert sorted(agents.index("ppo:default") for agents in seatings) == [0, 1, 2]
+    assert s.describe().startswith("1 table(s) x 3 seatings x 10 deal(s)")
+
+
+@pytest.mark.parametrize(
+    ("num_agents", "players", "digest"),
+    [(3, 2, "ba84bb411b860d69"), (5, 4, "528f4814f389c089"), (3, 3, "22aff898a06fe055")],
+)
+def test_schedules_of_distinct_agents_are_those_of_before(num_agents, players, digest):
+    games = [
+        (g.game_id, g.deal, g.table, g.seating, g.agents, g.deal_seed, g.play_seed)
+        for g in schedule(num_agents, players, games=50).games()
+    ]
+    assert hashlib.sha256(repr(games).encode()).hexdigest()[:16] == digest
 
 
 def test_a_longer_tournament_extends_a_shorter_one():

@@ -1,6 +1,10 @@
 """``kdenv tournament``: the table, the files, the study preset, resume, and one-line errors."""
 
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -14,15 +18,30 @@ def kdenv(*argv: str) -> int:
 
 def test_a_tournament_prints_the_table_and_writes_its_files(tmp_path, capsys):
     out = tmp_path / "t"
-    assert kdenv("--agents", "random", "random", "--players", "2", "--games", "4", "--out", str(out)) == 0
+    assert kdenv("--agents", "random", "gprd", "--players", "2", "--games", "4", "--out", str(out)) == 0
     printed = capsys.readouterr().out
     assert "1 table(s) x 2 seatings x 2 deal(s) = 4 games of 2 players" in printed
     assert "Win rate [95% CI]" in printed and "│ random │" in printed
     for name in ("tournament.json", "games.jsonl", "results.json", "results.md", "ratings.png"):
         assert (out / name).stat().st_size > 0
-    assert kdenv("--agents", "random", "random", "--players", "2", "--games", "4", "--out", str(out)) == 0
+    assert kdenv("--agents", "random", "gprd", "--players", "2", "--games", "4", "--out", str(out)) == 0
     assert "4 already in" in capsys.readouterr().out  # the same command again resumes: nothing left to play
     assert len((out / "games.jsonl").read_text().splitlines()) == 4
+
+
+@pytest.mark.parametrize("lines", [0, 1])
+def test_a_reader_that_goes_away_loses_no_results(tmp_path, lines):
+    out = tmp_path / "t"
+    command = [sys.executable, "-m", "training.cli", "tournament", "--agents", "random", "gprd", "--games", "2"]
+    command += ["--workers", "1", "--no-progress", "--out", str(out)]
+    root, env = Path(__file__).resolve().parents[2], {**os.environ, "PYTHONUNBUFFERED": "1"}
+    with subprocess.Popen(command, cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as process:
+        for _ in range(lines):  # `kdenv tournament ... | head -N`: the reader leaves after N lines
+            process.stdout.readline()
+        process.stdout.close()
+        err = process.stderr.read().decode()
+    assert (out / "results.json").stat().st_size > 0 and (out / "results.md").stat().st_size > 0
+    assert err == "" and process.returncode == 1  # Python's exit status on a broken pipe, and not a word
 
 
 @pytest.mark.skipif("fg" not in PLAYERS, reason="needs the fg player")

@@ -12,8 +12,11 @@ The scheme, so that luck and seat order cancel out of the comparison:
   order). The seatings form a Latin square: over one deal every agent holds every seat and
   every king-draw position once. For 2 and 3 players they are all the permutations; for 4
   players, four rows in which each pair of agents also draws first in two of the four.
+* **Distinct seatings.** Seatings that put the same specs in the same seats are one game: a table
+  with a spec listed twice (``ppo:default fg fg``) plays each distinct seating once per deal (3 of the
+  6 at 3 players), not the same game twice with only the random tie-breaks apart.
 
-One *round* is one deal for every table and seating; a tournament plays whole rounds, so the
+One *round* is one deal for every table and distinct seating; a tournament plays whole rounds, so the
 number of games is rounded up to a multiple of the round. Game ids count rounds, then tables,
 then seatings, so a longer tournament with the same settings extends a shorter one.
 """
@@ -77,10 +80,23 @@ class Schedule:
         """Each table as the indices of its agents in ``agents``."""
         return tuple(itertools.combinations(range(len(self.agents)), self.players))
 
+    @cached_property
+    def seatings(self) -> tuple[tuple[int, ...], ...]:
+        """Each table's distinct seatings, as indices into ``SEATINGS[players]``: of the seatings that put the
+        same specs in the same king-draw positions only the first is played."""
+        distinct = []
+        for table in self.tables:
+            first: dict[tuple[str, ...], int] = {}
+            for k, seating in enumerate(SEATINGS[self.players]):
+                by_draw = sorted(zip(seating, table, strict=True))  # (rank, member), best-drawn first
+                first.setdefault(tuple(self.agents[member] for _, member in by_draw), k)
+            distinct.append(tuple(first.values()))
+        return tuple(distinct)
+
     @property
     def round_size(self) -> int:
-        """Games in one round: one deal for every table and seating."""
-        return len(self.tables) * len(SEATINGS[self.players])
+        """Games in one round: one deal for every table and distinct seating."""
+        return sum(len(seatings) for seatings in self.seatings)
 
     @property
     def deals(self) -> int:
@@ -96,27 +112,29 @@ class Schedule:
 
     def games(self, start: int = 0) -> list[ScheduledGame]:
         """The scheduled games with ids from ``start`` up to ``total``."""
-        seatings = SEATINGS[self.players]
         out = []
         for d in range(start // self.round_size, self.deals):
             deal_seed = self.deal_seed(d)
             king_order = Game(self.players, self.rules, deal_seed).king_order
             seats_by_draw = list(dict.fromkeys(king_order))  # seats ranked by their first king
+            game_id = d * self.round_size
             for t, table in enumerate(self.tables):
-                for k, seating in enumerate(seatings):
-                    game_id = (d * len(self.tables) + t) * len(seatings) + k
-                    if game_id < start:
-                        continue
-                    agents: list[str] = [""] * self.players
-                    for member, rank in zip(table, seating, strict=True):
-                        agents[seats_by_draw[rank]] = self.agents[member]
-                    play_seed = self.seed * 1_000_000_007 + game_id
-                    out.append(ScheduledGame(game_id, d, t, k, tuple(agents), deal_seed, play_seed))
+                for k in self.seatings[t]:
+                    if game_id >= start:
+                        agents: list[str] = [""] * self.players
+                        for member, rank in zip(table, SEATINGS[self.players][k], strict=True):
+                            agents[seats_by_draw[rank]] = self.agents[member]
+                        play_seed = self.seed * 1_000_000_007 + game_id
+                        out.append(ScheduledGame(game_id, d, t, k, tuple(agents), deal_seed, play_seed))
+                    game_id += 1
         return out
 
     def describe(self) -> str:
         """One line: tables, seatings, deals and games."""
-        return (
-            f"{len(self.tables)} table(s) x {len(SEATINGS[self.players])} seatings x {self.deals} deal(s) "
-            f"= {self.total} games of {self.players} players"
+        per_table = {len(seatings) for seatings in self.seatings}
+        tables = (
+            f"{len(self.tables)} table(s) x {per_table.pop()} seatings"
+            if len(per_table) == 1
+            else f"{len(self.tables)} tables with {self.round_size} distinct seatings in all"
         )
+        return f"{tables} x {self.deals} deal(s) = {self.total} games of {self.players} players"

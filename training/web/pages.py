@@ -18,8 +18,9 @@ def asset(name: str) -> str:
 
 def page(title: str, scripts: list[str], data: object) -> str:
     """An HTML page titled ``title`` that runs ``static/`` ``scripts`` in order on ``data`` (the global DATA)."""
-    # "</" inside the JSON would end the script element early; "<\/" reads the same to JavaScript
-    payload = json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
+    # a "<" in the JSON ("</script", "<!--") could end or change the script element; "\u003c" reads the same to
+    # JavaScript, and JSON has "<" nowhere but inside strings
+    payload = json.dumps(data, separators=(",", ":")).replace("<", "\\u003c")
     code = "\n".join(asset(name) for name in scripts).replace("</script", "<\\/script")
     return Template(asset("page.html")).substitute(
         title=html.escape(title), style=asset("style.css"), data=payload, script=code

@@ -1,21 +1,24 @@
-"""The static record viewer: a game page per record and an index page, from record files or a tournament folder.
+"""The static record viewer: a game page per record and an index page, from record files or tournament folders.
 
-``write_site(paths, out)`` writes ``out/index.html`` (the games, filterable by agent and winner; for tournament
-records also the results table, the head-to-head table and ``ratings.png``, made by the tournament's own report
-functions) and ``out/games/NNNN.html``, one self-contained page per game. Every record is re-played through the
-engine first, so a page never shows a game the rules do not allow.
+``write_site(paths, out)`` writes ``out/index.html`` (the games, filterable by agent and winner; for the records of
+each tournament also its own results table, head-to-head table and ratings plot, made by the tournament's own
+report functions) and ``out/games/NNNN.html``, one self-contained page per game. Every record is re-played through
+the engine first, so a page never shows a game the rules do not allow; a game that a tournament's file holds twice
+is shown and counted once, as the tournament counts it. ``out`` is a new or empty folder, or a site written before,
+which is replaced whole (:mod:`training.web.site_folder`).
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 from kdenv.errors import KingdominoError, RecordError
 from kdenv.files import write_atomically
 from kdenv.replay import read_records, replay_steps
 from training.web.pages import page
+from training.web.site_folder import clear_site_folder
 from training.web.state import breakdown, public_state, table
 
 GAMES = "games"  # the folder of the game pages inside the site
@@ -42,9 +45,10 @@ def game_data(record: dict) -> dict:
     }
 
 
-def record_files(paths: Sequence[str | os.PathLike]) -> list[Path]:
-    """The record files named: files as they are, a folder as its ``games.jsonl`` (a tournament's)."""
-    files = []
+def record_files(paths: Sequence[str | os.PathLike]) -> dict[Path, str]:
+    """The record files named, each once (by its real path), with the name it was given: files as they are, a
+    folder as its ``games.jsonl`` (a tournament's)."""
+    files: dict[Path, str] = {}
     for given in paths:
         path = Path(given)
         if path.is_dir():
@@ -53,17 +57,18 @@ def record_files(paths: Sequence[str | os.PathLike]) -> list[Path]:
                 raise SiteError(f"{given} is a folder without games.jsonl; give a tournament folder or record files")
         elif not path.exists():
             raise SiteError(f"{given}: no such file; give record files (.json, .jsonl) or a tournament folder")
-        files.append(path)
+        files.setdefault(path.resolve(), str(given))
     return files
 
 
-def read_games(paths: Sequence[str | os.PathLike]) -> list[tuple[str, dict]]:
-    """(where, record) of every record in ``paths``, each re-played and checked (a one-line SiteError if not)."""
+def read_games(paths: Sequence[str | os.PathLike]) -> list[tuple[str, str, dict]]:
+    """(source, where, record) of every record in ``paths``: the file or folder as given, the record's place in
+    it, and the record (not checked yet)."""
     games = []
-    for path in record_files(paths):
+    for path, source in record_files(paths).items():
         try:
             for index, record in enumerate(read_records(path), start=1):
-                games.append((f"{path}: record {index}", record))
+                games.append((source, f"{path}: record {index}", record))
         except RecordError as err:
             raise SiteError(f"{err}; give record files written by kdenv (kingdomino-replay/1)") from None
     if not games:
@@ -75,29 +80,54 @@ def write_site(paths: Sequence[str | os.PathLike], out: str | os.PathLike) -> Pa
     """Write the site of the records in ``paths`` into ``out``; returns the index page's path."""
     out = Path(out)
     pages = []
-    for number, (where, record) in enumerate(read_games(paths), start=1):
+    tournaments: dict[str, dict[int, dict]] = {}  # source -> game id -> what the results need of that game
+    for source, where, record in read_games(paths):
         try:
             data = game_data(record)
         except RecordError as err:
             raise SiteError(f"{where}: {err} (kdenv replay checks records)") from None
-        name = f"{GAMES}/{number:04d}.html"
+        if data["tournament"] is not None and not _first_of_its_id(tournaments.setdefault(source, {}), data, where):
+            continue
+        number = len(pages) + 1
         data["index"] = {"number": number, "back": "../index.html", "where": where}
-        pages.append((name, data, record))
+        pages.append((f"{GAMES}/{number:04d}.html", data))
     try:
-        (out / GAMES).mkdir(parents=True, exist_ok=True)
-        for name, data, _ in pages:
+        clear_site_folder(out, paths)
+        (out / GAMES).mkdir()
+        for name, data in pages:
             title = f"Kingdomino game {data['index']['number']}"
             write_atomically(out / name, page(title, ["draw.js", "viewer.js"], data))
         index = out / "index.html"
-        write_atomically(index, page("Kingdomino games", ["draw.js", "index.js"], index_data(out, pages)))
+        write_atomically(index, page("Kingdomino games", ["draw.js", "index.js"], index_data(out, pages, tournaments)))
     except OSError as err:
         raise SiteError(f"cannot write the site to {out}: {err.strerror or err}; give a writable --out") from None
     return index
 
 
-def index_data(out: Path, pages: Iterable[tuple[str, dict, dict]]) -> dict:
-    """The index page's data: a row per game, and the tournament's results when the records are a tournament's."""
-    pages = list(pages)
+def _first_of_its_id(games: dict[int, dict], data: dict, where: str) -> bool:
+    """Count a tournament game once, as the tournament does: the first record of a game id goes into ``games``
+    (True), a repeat of it is left out (False), and another game under the same id is an error."""
+    game_id = data["tournament"]["game_id"]
+    first = games.get(game_id)
+    if first is None:
+        final = data["states"][-1]  # the re-played game's scores and winners
+        games[game_id] = {
+            "agents": data["agents"],
+            "seed": data["seed"],
+            "final": {"scores": final["scores"], "winners": final["winners"]},
+            "tournament": data["tournament"],
+        }
+        return True
+    if (first["agents"], first["seed"]) != (data["agents"], data["seed"]):
+        raise SiteError(
+            f"{where} is another game {game_id} (other agents or seed): the file mixes tournaments; "
+            "give each tournament's folder or games.jsonl on its own"
+        )
+    return False
+
+
+def index_data(out: Path, pages: list[tuple[str, dict]], tournaments: dict[str, dict[int, dict]]) -> dict:
+    """The index page's data: a row per game, and the results of each tournament the records hold."""
     rows = [
         {
             "page": name,
@@ -111,26 +141,30 @@ def index_data(out: Path, pages: Iterable[tuple[str, dict, dict]]) -> dict:
             "players": data["num_players"],
             "rules": [name for name, on in data["rules"].items() if on is True],
         }
-        for name, data, _ in pages
+        for name, data in pages
     ]
-    tournament = [record for _, _, record in pages if "tournament" in record and "final" in record]
-    return {"games": rows, "results": results_data(out, tournament) if tournament else None}
+    results = []
+    for number, (source, games) in enumerate(tournaments.items(), start=1):
+        image = "ratings.png" if len(tournaments) == 1 else f"ratings-{number}.png"
+        results.append(results_data(out / image, source, list(games.values())))
+    return {"games": rows, "results": results}
 
 
-def results_data(out: Path, records: list[dict]) -> dict:
-    """The results and head-to-head tables of tournament records (as ``results.md`` words them) and their plot,
-    written to ``out/ratings.png``."""
+def results_data(image: Path, source: str, games: list[dict]) -> dict:
+    """The results and head-to-head tables of one tournament's games (as its ``results.md`` words them), and
+    their plot, written to ``image``."""
     from training.arena.report import COLUMNS, agent_row, head_to_head_rows, plot
     from training.arena.stats import summarize
 
-    results = summarize(records)
-    plot(results, out / "ratings.png")
+    results = summarize(games)
+    plot(results, image)
     return {
+        "source": source,
         "games": results.games,
         "deals": results.deals,
         "columns": list(COLUMNS),
         "rows": [list(agent_row(a)) for a in results.agents],
         "head_to_head": [list(row) for row in head_to_head_rows(results)] if len(results.agents) > 1 else [],
         "agents": [a.agent for a in results.agents],
-        "ratings": "ratings.png",
+        "ratings": image.name,
     }

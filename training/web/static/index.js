@@ -1,4 +1,4 @@
-// The index page of the record viewer: the tournament's results and ratings (when the records are a
+// The index page of the record viewer: each tournament's results and ratings (when the records are a
 // tournament's) and the list of games, filterable by agent and by winner, each linking to its game page.
 "use strict";
 
@@ -17,17 +17,17 @@ function table(parent, header, rows, id) {
   return t;
 }
 
-const results = DATA.results;
-if (results) {
+// One section per tournament: its own results, never merged with another's.
+DATA.results.forEach((results, i) => {
   const box = html("section", { class: "results" }, app);
-  html("h2", {}, box, `Results: ${results.games} games, ${results.deals} deals`);
-  table(box, results.columns, results.rows, "results");
+  html("h2", {}, box, `Results of ${results.source}: ${results.games} games, ${results.deals} deals`);
+  table(box, results.columns, results.rows, `results-${i + 1}`);
   if (results.head_to_head.length) {
     html("h3", {}, box, "Head to head: share of the games in which the row agent placed ahead (ties ½)");
-    table(box, ["", ...results.agents], results.head_to_head, "head-to-head");
+    table(box, ["", ...results.agents], results.head_to_head, `head-to-head-${i + 1}`);
   }
   html("img", { src: results.ratings, alt: "ratings and head-to-head", class: "ratings" }, box);
-}
+});
 
 const agents = [...new Set(games.flatMap((g) => g.agents))].sort();
 const section = html("section", {}, app);
