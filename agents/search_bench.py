@@ -90,6 +90,65 @@ def az_rate(batch: int, values: str, simulations: int, positions: int) -> tuple[
     return done / total, shares
 
 
+def leaf_costs(paths: int, depth: int) -> tuple[float, float]:
+    """(compiled, engine) CPU microseconds to make one leaf: a determinized copy of a mid-game position with
+    ``depth`` random moves played and observed by its mover with gains, on the core (as ``az`` does) or on the
+    engine (``determinize``, ``step``, ``ObservationEncoder``)."""
+    import numpy as np
+
+    from agents.kernel import Snapshot
+    from kdenv.core.branch import branch, observe_seats
+    from kdenv.core.machine import DRAWN, games
+    from kdenv.core.observe import redraw_rows, seen
+    from kdenv.encoding import ObservationEncoder
+
+    view, rng = mid_game(7), random.Random(0)
+    walks = []
+    for _ in range(paths):
+        game, walk = view.determinize(rng), []
+        for _ in range(depth):
+            walk.append(rng.choice(game.legal_actions()))
+            game.step(walk[-1])
+        walks.append(walk)
+    root = Snapshot(view, gains=True)
+    t = root.tables
+    g, s = games(paths, t), seen(paths, t)
+    rows = np.arange(paths, dtype=np.int64)
+    decks = np.tile(root.games.deck[0], (paths, 1))
+    drawn = int(root.games.counters[0, DRAWN])
+    for deck in decks:
+        deck[drawn:] = np.random.default_rng(0).permutation(deck[drawn:])
+    moves = np.array(walks, np.int64)
+    lengths = np.full(paths, depth, np.int64)
+    over, values = np.zeros(paths, np.bool_), np.zeros((paths, 4))
+    board = np.zeros((paths, t.num_planes, t.cells), np.float32)
+    features = np.zeros((paths, t.num_features), np.float32)
+    mask, work = np.zeros((paths, t.num_actions), np.int8), np.zeros(4 * t.cells, np.int64)
+    seats = np.zeros(paths, np.int64)
+
+    def compiled() -> None:
+        branch(root.games, 0, g, t, rows, decks, moves, lengths, over, values)
+        redraw_rows(s, g, rows, t)
+        observe_seats(s, g, t, rows, seats, board, features, mask, work)
+
+    encoder = ObservationEncoder(4, 5, gains=True)
+
+    def engine() -> None:
+        for walk in walks:
+            game = view.determinize(rng)
+            for action in walk:
+                game.step(action)
+            encoder.encode(game, game.current_player)
+
+    costs = []
+    for make in (compiled, engine):
+        make()  # compiles, fills caches
+        start = time.process_time()
+        make()
+        costs.append((time.process_time() - start) / paths * 1e6)
+    return costs[0], costs[1]
+
+
 def mce_rate(seconds: float, positions: int) -> float:
     """``mce``'s playouts per CPU second from the same positions (Full-Greedy playouts, its defaults)."""
     player = make_player(f"mce:seconds={seconds},clock=cpu", 4, STUDY_RULES)
@@ -117,6 +176,8 @@ def main(argv: list[str] | None = None) -> int:
         rate, shares = az_rate(batch, args.values, args.simulations, args.positions)
         split = ", ".join(f"{part} {share:4.0%}" for part, share in shares.items())
         print(f"  batch {batch:3}: {rate:8,.0f} simulations per CPU second   ({split})")
+    core, engine = leaf_costs(64, 6)
+    print(f"one leaf (6 moves deep, observed with gains): compiled core {core:6.0f} us, engine {engine:6.0f} us")
     print(f"reference: mce (fg playouts) {mce_rate(0.25, args.positions):8,.0f} playouts per CPU second")
     return 0
 
