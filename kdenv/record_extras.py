@@ -35,6 +35,8 @@ CANDIDATE_OF: dict[str, Shape] = {
     "policy": {"probability": (lambda v: _is_number(v) and 0 <= v <= 1, "a number from 0 to 1")},
 }
 
+OPTIONAL_SHARES = ("prior", "policy")  # a guided search's candidates (az): the network's prior, the improved policy
+
 
 def check_agents(record: dict, num_players: int) -> None:
     """``agents``, if given: one name (a string) per player."""
@@ -48,7 +50,8 @@ def check_agents(record: dict, num_players: int) -> None:
 def check_trace(trace: Any, where: str) -> None:
     """A move's trace: ``{"kind": "search", "candidates": [...]}`` or ``{"kind": "policy", "value": v,
     "candidates": [...]}``, each candidate with its ``action`` and ``move``, and its ``value`` and ``visits``
-    (search) or ``probability`` (policy); ``chosen``, if present, is true or false."""
+    (search) or ``probability`` (policy); ``prior`` and ``policy`` (az), if present, from 0 to 1; ``chosen``, if
+    present, is true or false."""
     if not isinstance(trace, dict):
         raise RecordError(f"{where} must be an object (what the player thought), if present")
     kind = trace.get("kind")
@@ -59,16 +62,23 @@ def check_trace(trace: Any, where: str) -> None:
     candidates = trace.get("candidates")
     if not isinstance(candidates, list):
         raise RecordError(f"{where}.candidates must be a list (the moves the player weighed), not {candidates!r}")
-    shape = CANDIDATE | CANDIDATE_OF[kind]
     for i, candidate in enumerate(candidates):
-        if not isinstance(candidate, dict):
-            raise RecordError(f"{where}.candidates[{i}] must be an object, not {candidate!r}")
-        for name, (test, wanted) in shape.items():
-            if name not in candidate or not test(candidate[name]):
-                got = repr(candidate[name]) if name in candidate else "missing"
-                raise RecordError(f"{where}.candidates[{i}].{name} must be {wanted}, not {got}")
-        if not isinstance(candidate.get("chosen", False), bool):
-            raise RecordError(f"{where}.candidates[{i}].chosen must be true or false, if present")
+        _check_candidate(candidate, CANDIDATE | CANDIDATE_OF[kind], f"{where}.candidates[{i}]")
+
+
+def _check_candidate(candidate: Any, shape: Shape, where: str) -> None:
+    """One candidate of a trace: the fields of ``shape``, and the optional ones of every kind."""
+    if not isinstance(candidate, dict):
+        raise RecordError(f"{where} must be an object, not {candidate!r}")
+    for name, (test, wanted) in shape.items():
+        if name not in candidate or not test(candidate[name]):
+            got = repr(candidate[name]) if name in candidate else "missing"
+            raise RecordError(f"{where}.{name} must be {wanted}, not {got}")
+    for name in OPTIONAL_SHARES:
+        if name in candidate and not (_is_number(candidate[name]) and 0 <= candidate[name] <= 1):
+            raise RecordError(f"{where}.{name} must be a number from 0 to 1, if present")
+    if not isinstance(candidate.get("chosen", False), bool):
+        raise RecordError(f"{where}.chosen must be true or false, if present")
 
 
 def check_tournament(record: dict, game: Game) -> None:

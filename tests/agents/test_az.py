@@ -141,3 +141,14 @@ def test_bad_options_are_one_line_errors(spec, message):
     with pytest.raises((PlayerSpecError, CheckpointError), match=message) as error:
         make_player(spec, 4, STUDY_RULES)
     assert "\n" not in str(error.value)
+
+
+def test_one_simulation_plays_the_network_s_most_probable_move():
+    """Gumbel without noise considers the prior's best action first: with one simulation it is the ``ppo`` move."""
+    az = make_player("az:default,simulations=1", 4, STUDY_RULES)
+    ppo = make_player("ppo:default", 4, STUDY_RULES)
+    for seed in range(6):
+        game = game_after(4, STUDY_RULES, seed, 7 * seed)
+        az.reset(game.current_player, seed=0)
+        ppo.reset(game.current_player, seed=0)
+        assert az.act(PublicView(game)) == ppo.act(PublicView(game))

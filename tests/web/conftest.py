@@ -7,7 +7,8 @@ import pytest
 
 from training.arena.tournament import Tournament
 
-TRACED = ["fg", "mce:playouts=6", "uct:playouts=6", "ppo:default"]  # every player that traces, and one that does not
+# every player that traces, and one that does not
+TRACED = ["fg", "mce:playouts=6", "uct:playouts=6", "ppo:default", "az:default,simulations=4"]
 
 
 @pytest.fixture(scope="session")

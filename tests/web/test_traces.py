@@ -46,7 +46,8 @@ def test_each_traced_player_says_what_it_thought(traced_tournament):
                 )
             else:
                 assert all(c["visits"] >= 0 for c in candidates)
-    assert kinds == {"mce": {"search"}, "uct": {"search"}, "ppo": {"policy"}}  # fg thinks nothing it can tell
+    # fg thinks nothing it can tell
+    assert kinds == {"mce": {"search"}, "uct": {"search"}, "ppo": {"policy"}, "az": {"search"}}
 
 
 def test_the_chosen_candidate_is_the_move_played():

@@ -96,7 +96,9 @@ function drawTrace(move) {
   const title = trace.kind === "policy" ? `What ${T.agents[move.player]} thought: value ${trace.value.toFixed(3)}` : `What ${T.agents[move.player]} searched`;
   html("h2", {}, traceBox, title);
   const t = html("table", { class: "trace" }, traceBox);
-  const cols = trace.kind === "policy" ? ["move", "probability"] : ["move", "value", "visits"];
+  // az's candidates also hold the network's prior and the search's improved policy
+  const guided = trace.candidates.some((c) => "policy" in c);
+  const cols = trace.kind === "policy" ? ["move", "probability"] : ["move", "value", "visits", ...(guided ? ["prior", "policy"] : [])];
   const head = html("tr", {}, t);
   cols.forEach((c) => html("th", {}, head, c));
   const best = Math.max(...trace.candidates.map((c) => (trace.kind === "policy" ? c.probability : c.visits)), 1e-9);
@@ -106,8 +108,9 @@ function drawTrace(move) {
     for (const col of cols.slice(1)) {
       const cell = html("td", { class: "num" }, row);
       const v = c[col];
-      const text = v === null ? "–" : col === "probability" ? `${(100 * v).toFixed(1)}%` : col === "value" ? v.toFixed(3) : String(v);
-      const share = (col === "value" ? 0 : v / best) * 100;
+      const shares = ["probability", "prior", "policy"].includes(col);
+      const text = v === null ? "–" : shares ? `${(100 * v).toFixed(1)}%` : col === "value" ? v.toFixed(3) : String(v);
+      const share = (col === "visits" || col === "probability" ? v / best : shares ? v : 0) * 100;
       if (share) html("span", { class: "bar", style: `width:${share.toFixed(0)}%` }, cell);
       html("span", { class: "v" }, cell, text);
     }
