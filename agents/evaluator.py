@@ -53,7 +53,10 @@ class Evaluator:
             critic = heads.forward_critic(latent if self.values == "views" else mover_latent)
             seen = self.policy.value_net(critic).numpy().astype(np.float64)  # (rows, 1) or (leaves, P) relative
         logits[mask[::views] == 0] = -np.inf
-        relative = seen.reshape(leaves, n) if self.values != "mover" else _shared(seen[:, 0], n)
+        if self.values == "seats":
+            relative = seen  # (leaves, P): the mover's view of every seat
+        else:  # the observer's own value (the first output of a per-seat head)
+            relative = seen[:, 0].reshape(leaves, n) if self.values == "views" else _shared(seen[:, 0], n)
         seats = (movers[:, None] + np.arange(n)[None, :]) % n
         values = np.empty((leaves, n), np.float64)
         np.put_along_axis(values, seats, relative, axis=1)
