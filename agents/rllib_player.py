@@ -42,6 +42,8 @@ def load_module(path: str) -> Any:
     """The RL module that ``rllib:PATH`` plays, in evaluation mode."""
     try:
         from ray.rllib.core.rl_module.rl_module import RLModule
+
+        from agents.rllib_module import KingdomRLModule
     except ImportError:
         raise KingdominoError('rllib players need Ray: pip install -e ".[ray]"') from None
     folder = module_path(path)
@@ -49,6 +51,11 @@ def load_module(path: str) -> Any:
         module = RLModule.from_checkpoint(folder)
     except Exception as err:  # a damaged or foreign checkpoint: whatever RLlib raises, one line
         raise CheckpointError(f"cannot load the RLlib module in {str(folder)!r}: {str(err).splitlines()[0]}") from None
+    if not isinstance(module, KingdomRLModule):  # RLlib falls back to a bare RLModule when its class file is bad
+        raise CheckpointError(
+            f"cannot load the RLlib module in {str(folder)!r}: it is a {type(module).__name__}, not the "
+            f"{KingdomRLModule.__name__} of kdenv train (is its class_and_ctor_args.pkl damaged?)"
+        )
     module.eval()
     return module
 

@@ -65,13 +65,14 @@ class LearnerVectorEnv(gymnasium.vector.VectorEnv):
         copy: bool = True,
         **table: Any,
     ) -> None:
+        self._batched: list[BatchedPolicy] = []  # batched opponents; code FG + 1 + k is _batched[k] (first:
+        # close(), which Gymnasium's __del__ calls, reads it, also when the checks below refuse the env)
         if seat is not None and not 0 <= seat < num_players:
             raise KingdominoError(f"seat {seat} does not exist at a {num_players}-player table (0..{num_players - 1})")
         self.env = VectorEnv(num_envs, num_players, copy=False, **table)
         self.num_envs, self.num_players, self.seat, self.copy = num_envs, num_players, seat, copy
         self.rules, self.tables = self.env.rules, self.env.tables
         t = self.tables
-        self._batched: list[BatchedPolicy] = []  # batched opponents; code FG + 1 + k is _batched[k]
         self._names: list[str] = list(COMPILED)  # the name of each code, for records
         self._picker = opponent_picker
         self._opponents = np.zeros((num_envs, num_players - 1), np.int64)  # codes of each row's next opponents

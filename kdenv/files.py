@@ -4,10 +4,12 @@
 for JSON Lines); :func:`append_jsonl` appends one JSON value as a line and flushes it to disk;
 :func:`read_jsonl` reads the values back, one per line, and can drop a last line that a kill cut short. An
 unreadable file or bad JSON is a one-line :class:`JsonFileError` that names the file and the line.
+:class:`FolderLock` lets one process at a time write a folder (a run directory, a tournament).
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 from collections.abc import Callable, Iterable, Iterator
@@ -23,6 +25,53 @@ class JsonFileError(KingdominoError):
     def __init__(self, where: str, reason: str) -> None:
         super().__init__(f"{where}{reason}")
         self.where = where
+
+
+class FolderLockedError(KingdominoError):
+    """A folder that another process holds a :class:`FolderLock` on."""
+
+
+LOCK_FILE = ".lock"  # in a locked folder: the lock, and the PID of the process that holds it
+
+
+class FolderLock:
+    """An OS file lock on a folder (``flock`` on ``DIR/.lock``, which holds the holder's PID): one process at a
+    time writes a run directory or a tournament. The OS frees it when that process ends, even by ``kill -9``;
+    :meth:`release` (or the end of a ``with`` block) frees it sooner. Another process gets a one-line
+    :class:`FolderLockedError` naming the PID that holds it."""
+
+    def __init__(self, folder: str | os.PathLike, what: str = "folder") -> None:
+        self.path = Path(folder) / LOCK_FILE
+        # held open as the lock (closed by release, or by the garbage collector); not truncated: the holder's
+        # PID stays readable until the lock is taken
+        handle = open(self.path, "a+")  # noqa: SIM115
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.seek(0)
+            holder = handle.read().strip()
+            handle.close()
+            raise FolderLockedError(
+                f"{what} {str(folder)!r} is in use by process {holder or '(starting)'}; wait for it to end or stop "
+                "it, or use another folder"
+            ) from None
+        handle.seek(0)
+        handle.truncate()
+        handle.write(f"{os.getpid()}\n")
+        handle.flush()
+        self._handle: Any = handle
+
+    def release(self) -> None:
+        """Free the lock (the lock file stays, for the next holder)."""
+        if self._handle is not None:
+            self._handle.close()
+            self._handle = None
+
+    def __enter__(self) -> FolderLock:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
 
 
 def write_atomically(path: str | os.PathLike, data: bytes | str) -> None:

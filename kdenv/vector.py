@@ -48,6 +48,7 @@ from kdenv.encoding import observation_space
 from kdenv.errors import IllegalMoveError, KingdominoError
 from kdenv.game import Game
 from kdenv.kingdomino_v0 import REWARDS, make_rules
+from kdenv.memory import check_fits, game_bytes
 from kdenv.replay import to_record
 from kdenv.rules import Rules
 from kdenv.tiles import NUM_DOMINOES
@@ -86,6 +87,7 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         self.num_envs, self.num_players, self.reward = num_envs, num_players, reward
         self.tables: Tables = tables(num_players, self.rules, gains)
         t = self.tables
+        check_fits("num_envs", num_envs, game_bytes(t, observations), "a game's state and buffers")
         self.games: Games = games(num_envs, t)
         self.seen: Seen = seen(num_envs, t, planes=observations)
         self.copy = copy

@@ -58,6 +58,7 @@ def test_resume_after_an_interruption_plays_each_game_once(tmp_path):
     lines = games.read_text().splitlines()
     assert lines[:10] == first_lines and len(lines) == 24
     assert sorted(json.loads(line)["tournament"]["game_id"] for line in lines) == list(range(24))
+    again.close()  # frees the folder's lock for the next one
     assert Tournament(**settings).pending == []  # a third run has nothing left to play
 
 

@@ -79,3 +79,17 @@ def test_an_unwritable_output_directory_is_a_one_line_error(tmp_path, capsys):
     assert kdenv("--agents", "random", "random", "--out", str(tmp_path / "file" / "t")) == 2
     err = capsys.readouterr().err
     assert "cannot write the tournament to" in err and err.count("\n") == 1
+
+
+def test_a_tournament_folder_another_process_plays_is_refused_until_it_ends(tmp_path, capsys):
+    from tests.helpers.locks import held_elsewhere
+
+    out = tmp_path / "t"
+    out.mkdir()
+    argv = ("--agents", "random", "random", "--players", "2", "--games", "2", "--out", str(out))
+    with held_elsewhere(out) as holder:
+        assert kdenv(*argv) == 2
+        err = capsys.readouterr().err
+        assert f"error: tournament folder {str(out)!r} is in use by process {holder.pid};" in err
+        assert err.count("\n") == 1 and not (out / "tournament.json").exists()
+    assert kdenv(*argv) == 0  # the holder is gone (killed): the folder is free

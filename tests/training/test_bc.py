@@ -76,3 +76,25 @@ def test_dagger_records_the_students_games_with_the_teachers_labels():
                                     student=student, student_share=1.0))  # fmt: skip
     assert not (dagger["target"] & ~dagger["mask"]).any() and dagger["target"].any(axis=1).all()
     assert (dagger["board"] != taught["board"]).any()
+
+
+def test_a_last_chunk_stops_at_the_games_asked_for_though_more_envs_finish_at_once():
+    records: list = []
+    chunks = list(teacher_decisions("gprd", 2, STUDY_RULES, "rank", games=3, num_envs=8, chunk_games=2,
+                                    records=records))  # fmt: skip
+    assert [chunk["games"] for chunk in chunks] in ([2, 1], [3])  # 8 games end in the same step or two
+    assert len(records) == 3
+
+
+def test_the_warm_start_imitates_the_games_its_progress_bar_counts_to():
+    """``kdenv train configs/smoke.yaml`` showed ``imitating fg (games): 64/16``: 64 envs finishing together."""
+    from agents.ppo_player import build_policy
+    from tests.helpers.checkpoints import SETTINGS
+    from training.ppo.bc import behaviour_clone
+
+    counted: list[int] = []
+    summary = behaviour_clone(
+        build_policy(SETTINGS), teacher="fg", games=4, num_players=4, rules=STUDY_RULES, reward="rank", epochs=1,
+        batch_size=64, learning_rate=1e-3, value_weight=0.5, on_games=counted.append,
+    )  # fmt: skip
+    assert sum(counted) == summary["bc/games"] == 4

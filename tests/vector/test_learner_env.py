@@ -105,3 +105,20 @@ def test_the_same_seed_gives_the_same_games_against_compiled_opponents():
         return [r["moves"] for r in venv.records()]
 
     assert play(4) == play(4) and play(4) != play(5)
+
+
+@pytest.mark.parametrize("make", ["learner", "sb3"])
+@pytest.mark.parametrize("keywords", [{"num_envs": 0}, {"num_envs": 2, "seat": 5}])
+def test_an_env_its_checks_refuse_is_one_error_and_nothing_more_when_collected(make, keywords, monkeypatch):
+    """Gymnasium's ``__del__`` closed the half-made env: 'LearnerVectorEnv' object has no attribute '_batched'."""
+    import gc
+    import sys
+
+    from training.ppo.vec_env import KingdominoVecEnv
+
+    unraisable: list = []
+    monkeypatch.setattr(sys, "unraisablehook", unraisable.append)
+    with pytest.raises(KingdominoError):
+        (LearnerVectorEnv if make == "learner" else KingdominoVecEnv)(**keywords)
+    gc.collect()
+    assert unraisable == []

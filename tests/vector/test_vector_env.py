@@ -109,3 +109,18 @@ def test_spaces_describe_the_observations():
     assert obs["action_mask"].shape == (2, 681) and obs["board"].dtype == np.float32
     assert venv.observation_space.contains(obs)
     assert venv.single_action_space.n == 681
+
+
+def test_more_games_than_the_memory_holds_is_one_line_saying_what_they_need():
+    import tracemalloc
+
+    from kdenv.memory import MemoryNeedError, game_bytes
+
+    with pytest.raises(MemoryNeedError, match=r"num_envs=1000000000 needs about 78 TB of memory \(78 kB each") as err:
+        VectorEnv(num_envs=10**9)  # numpy's MemoryError before
+    assert "\n" not in str(err.value)
+    tracemalloc.start()
+    venv = VectorEnv(1000)
+    allocated = tracemalloc.get_traced_memory()[0]
+    tracemalloc.stop()
+    assert 0.9 < allocated / (1000 * game_bytes(venv.tables)) < 1.1  # the figure is what a game takes

@@ -16,7 +16,8 @@ With an output directory ``DIR`` a tournament keeps ``DIR/tournament.json`` (its
 ``DIR/games.jsonl`` (one ``kingdomino-replay/1`` record per finished game, written by the parent
 process as each game finishes, with a ``tournament`` key: game id, deal, table, seating and
 placings) and ``DIR/errors.jsonl`` (games whose player raised, with the seeds to reproduce
-them). Running the same tournament again resumes: finished games are never played twice.
+them). Running the same tournament again resumes: finished games are never played twice. The
+directory is locked (``DIR/.lock``) while the tournament is open: one process at a time plays it.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ from agents.arena import play_game
 from agents.base import Player
 from agents.registry import PLAYERS, make_player
 from kdenv.errors import KingdominoError
-from kdenv.files import JsonFileError, append_jsonl, read_jsonl, write_atomically
+from kdenv.files import FolderLock, JsonFileError, append_jsonl, read_jsonl, write_atomically
 from kdenv.game import Game
 from kdenv.replay import append_record, to_record
 from kdenv.rules import Rules
@@ -155,6 +156,7 @@ class Tournament:
         self.failures: list[Outcome] = []  # games of this run whose player raised
         self.notes: list[str] = []  # things worth telling the user (a truncated last line dropped)
         self.out = Path(out) if out is not None else None
+        self._lock: FolderLock | None = None
         if self.out is not None:
             self._open()
 
@@ -177,7 +179,32 @@ class Tournament:
 
     # ----- the output directory ------------------------------------------------------------------
     def _open(self) -> None:
-        """Create the directory or resume from it; refuse one that holds another tournament."""
+        """Lock the directory (a second process on it is a one-line error), then create it or resume from it."""
+        assert self.out is not None
+        try:
+            self.out.mkdir(parents=True, exist_ok=True)
+            self._lock = FolderLock(self.out, "tournament folder")
+        except OSError as err:
+            raise TournamentError(f"cannot write the tournament to {self.out}: {err.strerror or err}") from None
+        try:
+            self._resume()
+        except BaseException:
+            self.close()
+            raise
+
+    def close(self) -> None:
+        """Free the directory's lock (the end of the process frees it too)."""
+        if self._lock is not None:
+            self._lock.release()
+
+    def __enter__(self) -> Tournament:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _resume(self) -> None:
+        """Take the finished games of the directory; refuse one that holds another tournament."""
         out = self.out
         assert out is not None
         path = out / "tournament.json"
@@ -367,10 +394,10 @@ def run_tournament(
     trace: bool = False,
 ) -> Results:
     """Play (or resume) a tournament and return its results; with ``out``, also write the reports there."""
-    tournament = Tournament(agents, players, games, rules, seed, out, trace)
-    results = tournament.run(workers, progress, backend=backend, address=address)
-    if out is not None:
-        tournament.write_reports(results)
+    with Tournament(agents, players, games, rules, seed, out, trace) as tournament:
+        results = tournament.run(workers, progress, backend=backend, address=address)
+        if out is not None:
+            tournament.write_reports(results)
     return results
 
 

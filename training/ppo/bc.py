@@ -111,18 +111,21 @@ def teacher_decisions(
             students[i] = rng.random(num_players) < student_share
             plans[i] = -1
             finished += 1
-        if finished - emitted >= chunk_games:
-            chunk, steps = _finished_decisions(steps, returns, reward)
+        if finished - emitted >= min(chunk_games, games - emitted):
+            chunk, steps = _finished_decisions(steps, returns, reward, games - emitted)
             emitted += chunk["games"]
             if records is not None:
-                records.extend(venv.records())
+                records.extend(venv.records()[: chunk["games"]])
             yield chunk
 
 
-def _finished_decisions(steps: list[dict], returns: dict[int, np.ndarray], reward: str) -> tuple[dict, list[dict]]:
-    """(the decisions of the finished games as one chunk, the others kept as one step block for later)."""
+def _finished_decisions(
+    steps: list[dict], returns: dict[int, np.ndarray], reward: str, most: int
+) -> tuple[dict, list[dict]]:
+    """(the decisions of the first ``most`` games that finished, as one chunk; the others kept as one step block
+    for later): a last chunk stops at the games asked for, though the envs finish more at once."""
     block = {key: np.concatenate([step[key] for step in steps]) for key in steps[0]}
-    done = np.isin(block["game"], list(returns))
+    done = np.isin(block["game"], list(returns)[:most])
     games, seats = block["game"].tolist(), block["seat"].tolist()
     final = np.array([returns[g][seat] if d else 0.0 for g, seat, d in zip(games, seats, done, strict=True)])
     value = final - block["before"] / SCORE_SCALE if reward == "score" else final
@@ -192,8 +195,10 @@ def behaviour_clone(
     optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
     policy.set_training_mode(True)
     rng = np.random.default_rng(seed)
+    chunk_games = min(chunk_games, games)  # and no more games at once: none played only to be left out
     chunks = teacher_decisions(
-        teacher, num_players, rules, reward, games, seed=10_000_000 + seed, chunk_games=min(chunk_games, games),
+        teacher, num_players, rules, reward, games, seed=10_000_000 + seed, num_envs=chunk_games,
+        chunk_games=chunk_games,
         student=policy if dagger > 0 else None, student_share=dagger,
         gains=table_of(policy.observation_space["board"].shape[0])[1],
     )  # fmt: skip

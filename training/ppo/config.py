@@ -65,6 +65,10 @@ AT_LEAST_ZERO = _within(lambda v: v >= 0, "must be >= 0")
 DISCOUNT = _within(lambda v: 0 < v <= 1, "must be in (0, 1]")
 SHARE = _within(lambda v: 0 <= v <= 1, "must be in [0, 1]")
 BUDGET = _within(lambda v: v > 0, "must be positive (or null for no limit)")
+MAX_ENVS = 65_536  # games in one vector env (what each takes: kdenv.memory.game_bytes, and _check_memory below)
+ENVS = _within(
+    lambda v: v <= MAX_ENVS, f"must be at most {MAX_ENVS} (a 4-player game takes about 80 kB, and 17 kB a rollout step)"
+)
 
 T = TypeVar("T")
 Section = Annotated[T, BeforeValidator(lambda value: {} if value is None else value)]  # an empty section: defaults
@@ -90,7 +94,7 @@ class NetworkConfig:
 @dataclass(config=SECTION)
 class PPOConfig:
     total_timesteps: Annotated[Count, POSITIVE] = 1_000_000  # learner decisions to train for
-    n_envs: Annotated[Count, POSITIVE] = 64  # games stepped together in one vector env (one process)
+    n_envs: Annotated[Count, POSITIVE, ENVS] = 64  # games stepped together in one vector env (one process)
     n_steps: Annotated[Count, POSITIVE] = 512  # decisions per environment per rollout
     batch_size: Annotated[Count, POSITIVE] = 256  # minibatch size
     n_epochs: Annotated[Count, POSITIVE] = 4  # passes over each rollout
@@ -219,6 +223,7 @@ def check(config: TrainConfig) -> None:
     from training.ppo.bc import TEACHERS
 
     check_env(config.env)
+    _check_memory(config)
     _check_curriculum(config.curriculum)
     for spec in config.eval.opponents:
         check_opponent(spec, "eval.opponents")
@@ -242,6 +247,20 @@ def check_env(env: EnvConfig) -> None:
         Rules.from_names(env.rules).setup(env.num_players)
     except KingdominoError as err:
         raise ConfigError(f"config key 'env': {err}") from None
+
+
+def _check_memory(config: TrainConfig) -> None:
+    """``ppo.n_envs`` games and their rollouts (SB3 keeps each step's observation, mask and outcome as float32)
+    fit in the memory free here."""
+    from kdenv.core.tables import tables
+    from kdenv.memory import MemoryNeedError, check_fits, game_bytes
+
+    t, steps = tables(config.env.num_players, config.rules(), config.env.gains), config.ppo.n_steps
+    step = 4 * (t.num_planes * t.width**2 + t.num_features + t.num_actions + 7)
+    try:
+        check_fits("ppo.n_envs", config.ppo.n_envs, game_bytes(t) + steps * step, f"a game and {steps} rollout steps")
+    except MemoryNeedError as err:
+        raise ConfigError(f"config key 'ppo.n_envs': {err} (or fewer ppo.n_steps)") from None
 
 
 def _check_curriculum(curriculum: list[Stage]) -> None:

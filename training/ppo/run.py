@@ -4,12 +4,14 @@
 steps, with the league and counters inside, so that ``--resume`` continues where it stopped), ``best.zip``
 (best mean margin against the first evaluation opponent), ``bc.zip`` (after the warm start),
 ``snapshots/`` (the league's pool) and ``eval.jsonl`` (one line per evaluation). Every file is written
-to a temporary file and moved into place (:mod:`kdenv.files`).
+to a temporary file and moved into place (:mod:`kdenv.files`). While a run trains, its directory is locked
+(``.lock``, :class:`kdenv.files.FolderLock`): a second ``kdenv train --resume`` of it is a one-line error.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import shutil
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -17,7 +19,7 @@ from typing import Any
 import yaml
 
 from agents.checkpoint import CHECKPOINT_FORMAT
-from kdenv.files import append_jsonl, read_jsonl, write_atomically, write_jsonl
+from kdenv.files import LOCK_FILE, FolderLock, append_jsonl, read_jsonl, write_atomically, write_jsonl
 from training.ppo.config import ConfigError, TrainConfig, config_from_dict
 
 CONFIG_FILE = "config.yaml"
@@ -39,24 +41,31 @@ def checkpoint_settings(config: TrainConfig) -> dict[str, Any]:
 
 
 class RunDirectory:
-    """Paths of one run; ``create`` makes a fresh one, ``open`` an existing one to resume."""
+    """Paths of one run. ``create`` makes a fresh one and :meth:`lock` holds one for this process (one process
+    writes a run at a time), until the end of a ``with`` block; ``open`` checks an existing one (to resume)."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
         self.tensorboard = path / "tb"
         self.snapshots = path / "snapshots"
         self.eval_log = path / "eval.jsonl"
+        self._lock: FolderLock | None = None
+        self._fresh = False  # made by create: removed if the run fails before writing more than its config
 
     @classmethod
     def create(cls, config: TrainConfig) -> RunDirectory:
+        """A new run directory ``runs_dir/<name>-<time>``, locked, with its config.yaml."""
         stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
-        path = Path(config.runs_dir) / f"{config.name}-{stamp}"
-        suffix = 1
-        while path.exists():
-            suffix += 1
-            path = Path(config.runs_dir) / f"{config.name}-{stamp}-{suffix}"
-        path.mkdir(parents=True)
-        run = cls(path)
+        path, suffix = Path(config.runs_dir) / f"{config.name}-{stamp}", 1
+        while True:
+            try:
+                path.mkdir(parents=True)
+                break
+            except FileExistsError:  # another run of this name in the same second
+                suffix += 1
+                path = Path(config.runs_dir) / f"{config.name}-{stamp}-{suffix}"
+        run = cls(path).lock()
+        run._fresh = True
         run.snapshots.mkdir()
         write_atomically(path / CONFIG_FILE, yaml.safe_dump(config.to_dict(), sort_keys=False))
         return run
@@ -67,6 +76,24 @@ class RunDirectory:
         if not (path / LAST).is_file() or not (path / CONFIG_FILE).is_file():
             raise ConfigError(f"cannot resume {str(path)!r}: it holds no {CONFIG_FILE} and {LAST} of a run")
         return cls(path)
+
+    def lock(self) -> RunDirectory:
+        """Hold the directory for this process; a run that another process holds is a one-line error."""
+        self._lock = FolderLock(self.path, "run directory")
+        return self
+
+    def __enter__(self) -> RunDirectory:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, *exc: object) -> None:
+        """Free the lock; a fresh run that failed before writing anything but its config is removed."""
+        if kind is not None and self._fresh and self._untouched():
+            shutil.rmtree(self.path, ignore_errors=True)
+        if self._lock is not None:
+            self._lock.release()
+
+    def _untouched(self) -> bool:
+        return all(p.name in (CONFIG_FILE, LOCK_FILE) for p in self.path.rglob("*") if not p.is_dir())
 
     def forget_evaluations_after(self, step: int) -> None:
         """Drop the eval.jsonl lines past ``step`` (written after the checkpoint a resumed run starts from)."""

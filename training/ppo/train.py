@@ -40,11 +40,17 @@ __all__ = ["LAST", "load_run_config", "train"]
 
 
 def train(config: TrainConfig, resume: str | Path | None = None) -> Path:
-    """Train (or resume) a run; returns its directory."""
+    """Train (or resume) a run; returns its directory, which this process holds while it trains."""
     torch.set_num_threads(config.ppo.threads)
-    settings = checkpoint_settings(config)
+    with RunDirectory.create(config) if resume is None else RunDirectory.open(resume).lock() as run:
+        _train(config, run, resumed=resume is not None)
+    return run.path
 
-    run, weights, saved_state = open_run(config, settings, resume)
+
+def _train(config: TrainConfig, run: RunDirectory, resumed: bool) -> None:
+    """The run in its directory: the envs, the network, the warm start, the loop."""
+    settings = checkpoint_settings(config)
+    weights, saved_state = saved_training(run, settings) if resumed else (None, {})
     state = RunState.from_dict(saved_state, League(config.league.pool_size, config.league.prioritise))
     step = saved_state.get("step", 0)
 
@@ -87,20 +93,16 @@ def train(config: TrainConfig, resume: str | Path | None = None) -> Path:
             raise Interrupted(run.path, model.num_timesteps)
     finally:
         env.close()
-    return run.path
 
 
-def open_run(config: TrainConfig, settings: dict, resume: str | Path | None) -> tuple[RunDirectory, dict | None, dict]:
-    """(the run directory, the weights to resume from, the saved training state): a new run, or the one to resume."""
-    if resume is None:
-        return RunDirectory.create(config), None, {}
-    run = RunDirectory.open(resume)
+def saved_training(run: RunDirectory, settings: dict) -> tuple[dict, dict]:
+    """(the weights, the saved training state) of the run to resume, which must have the same network and table."""
     saved, weights = read_checkpoint(run.path / LAST)
     if any(saved.get(key, False) != settings[key] for key in ("network", "num_players", "gains")):
         raise ConfigError(f"cannot resume {str(run.path)!r} with a different network, table size or gains")
     saved_state = saved.get("training", {})
     run.forget_evaluations_after(saved_state.get("step", 0))
-    return run, weights, saved_state
+    return weights, saved_state
 
 
 def resume_model(model: MaskablePPO, weights: dict, run: RunDirectory, step: int) -> None:

@@ -94,21 +94,26 @@ def _same_policy(agent_id: str, episode: Any, **kwargs: Any) -> str:
     return POLICY
 
 
-def load_rllib_run_config(path: str | Path, overrides: list[str] | None = None) -> RLlibConfig:
-    """The config an RLlib run was started with, plus overrides; a one-line error if it has no checkpoint."""
+def rllib_run(path: str | Path) -> RunDirectory:
+    """The RLlib run directory at ``path``; a one-line error if it holds no checkpoint of one (an sb3 run, say)."""
     path = Path(path)
     if not (path / CHECKPOINT).is_dir():
         raise ConfigError(f"cannot resume {str(path)!r}: it holds no {CHECKPOINT}/ of an RLlib run")
-    return rllib_config(read_yaml(path / CONFIG_FILE), overrides)
+    return RunDirectory(path)
+
+
+def load_rllib_run_config(path: str | Path, overrides: list[str] | None = None) -> RLlibConfig:
+    """The config an RLlib run was started with, plus overrides; a one-line error if it has no checkpoint."""
+    return rllib_config(read_yaml(rllib_run(path).path / CONFIG_FILE), overrides)
 
 
 def train_rllib(config: RLlibConfig, resume: str | Path | None = None) -> Path:
-    """Train (or resume) an RLlib run; returns its directory."""
+    """Train (or resume) an RLlib run; returns its directory, which this process holds while it trains. The
+    directory is checked and locked before Ray starts."""
     # RLlib's notes about its own internals (deprecations inside RLlib, GPU monitoring) are not about this run
     for name in ("ray.rllib", "ray._common.deprecation", "ray.tune"):
         logging.getLogger(name).setLevel(logging.ERROR)
-    run = RunDirectory(Path(resume)) if resume else RunDirectory.create(config)
-    with connected(config.address):
+    with rllib_run(resume).lock() if resume else RunDirectory.create(config) as run, connected(config.address):
         algo = algorithm_config(config).build_algo()
         try:
             if resume:
