@@ -61,7 +61,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--web", action="store_true", help=f"play in the browser, served on 127.0.0.1 (records saved in {WEB_RECORDS}/)"
     )
-    parser.add_argument("--port", type=int, default=8000, help="the port of --web (default 8000)")
+    parser.add_argument("--port", type=port_number, default=8000, help="the port of --web, 1-65535 (default 8000)")
+
+
+def port_number(text: str) -> int:
+    """``--port``: a TCP port, 1-65535 (argparse's one-line error otherwise)."""
+    try:
+        port = int(text)
+    except ValueError:
+        port = 0
+    if not 1 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port; give a whole number 1-65535, e.g. 8000")
+    return port
 
 
 # ----- move codes ------------------------------------------------------------------------------------
@@ -361,10 +372,10 @@ def run(args: argparse.Namespace) -> int:
     from kdenv.render import render_ansi
     from kdenv.replay import append_record, to_record, write_record
 
-    if args.web:
-        return serve_web(args)
     rules = Rules.from_names(args.rules)
     rules.setup(args.players)  # a one-line error for an impossible table
+    if args.web:
+        return serve_web(args, rules)
     if not 0 <= args.seat < args.players:
         raise KingdominoError(f"--seat must be 0..{args.players - 1} at a {args.players}-player table, not {args.seat}")
     opponents = make_opponents(args.opponents, args.players - 1, rules)
@@ -393,12 +404,16 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def serve_web(args: argparse.Namespace) -> int:
-    """``--web``: serve the game in the browser, the page proposing ``--opponents`` and ``--players``."""
+def serve_web(args: argparse.Namespace, rules: Rules) -> int:
+    """``--web``: serve the game in the browser, the page proposing ``--opponents`` and ``--players``. Each
+    opponent is made once first, so that a bad spec or checkpoint is a one-line error before the server starts;
+    the server offers them to its page besides its own list (training/web/offer.py)."""
     try:
         from training.web.server import serve
     except ImportError:
         raise KingdominoError('kdenv play --web needs the web extra: pip install -e ".[web]"') from None
+    for player in make_opponents(args.opponents, args.players - 1, rules):
+        player.close()
     specs = split_specs(args.opponents)
     specs += specs[-1:] * (args.players - 1 - len(specs))
     defaults = {"opponents": specs[: args.players - 1], "players": args.players, "trace": args.trace}

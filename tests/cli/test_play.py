@@ -178,3 +178,35 @@ def test_two_games_started_in_the_same_second_keep_both_records(monkeypatch, tmp
         "kdenv-game-20261201-120000-2.json",
         "kdenv-game-20261201-120000.json",
     ]
+
+
+@pytest.fixture
+def served(monkeypatch):
+    """What ``kdenv play --web`` would serve: the (port, record folder, defaults) of each call of serve()."""
+    calls: list[tuple] = []
+    monkeypatch.setattr("training.web.server.serve", lambda *args: calls.append(args))
+    return calls
+
+
+@pytest.mark.parametrize("port", ["99999", "0", "-1", "http"])
+def test_web_with_a_bad_port_is_a_one_line_error_of_argument_parsing(capsys, served, port):
+    with pytest.raises(SystemExit) as stop:
+        main(["play", "--web", "--port", port])
+    expected = f"kdenv play: error: argument --port: {port!r} is not a port; give a whole number 1-65535, e.g. 8000"
+    assert stop.value.code == 2 and served == [] and capsys.readouterr().err.splitlines()[-1] == expected
+
+
+@pytest.mark.parametrize(
+    ("opponents", "message"),
+    [("nosuch", "unknown player 'nosuch'"), ("ppo:/no/such.zip", "not found"), ("fg,fg,fg,fg", "4 opponents given")],
+)
+def test_web_with_a_bad_opponent_is_a_one_line_error_before_the_server_starts(capsys, served, opponents, message):
+    assert main(["play", "--web", "--opponents", opponents]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1 and served == []
+
+
+def test_web_serves_the_opponents_of_the_command_line(served):
+    assert main(["play", "--web", "--opponents", "uct:playouts=5000", "--players", "3", "--port", "8123"]) == 0
+    ((port, _, defaults),) = served
+    assert port == 8123 and defaults["opponents"] == ["uct:playouts=5000"] * 2  # offered to its page

@@ -59,7 +59,7 @@ def web_server(record_dir: Path, defaults: dict | None = None) -> Iterator[str]:
     # log_config=None: uvicorn's own dictConfig would close the handlers of everything already logging in this
     # process (Ray's among them, when the Ray tests ran first), taking the test run's stderr with them
     config = uvicorn.Config(
-        create_app(record_dir, defaults), host="127.0.0.1", port=port, log_level="warning", log_config=None
+        create_app(record_dir, defaults, port), host="127.0.0.1", port=port, log_level="warning", log_config=None
     )
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)

@@ -74,6 +74,9 @@ def test_the_index_lists_and_filters_the_games(site, traced_tournament):
 def test_a_whole_game_against_fg_by_clicks_saves_a_record_that_replays(tmp_path, capsys):
     with web_server(tmp_path / "records") as url, browser_page() as page:
         page.goto(url)
+        offered = [entry["spec"] for entry in page.request.get(f"{url}api/players").json()]
+        assert page.locator("#opponent-0 option").all_text_contents() == offered  # a select of the offered players
+        page.select_option("#opponent-0", "fg")
         page.fill("#seed", "12")
         page.click("#start")
         for _ in range(200):

@@ -1,18 +1,31 @@
 """The web game's JSON API through Starlette's TestClient (no browser): games, moves, and a 4xx for every bad
-request, never a 500."""
+request, never a 500; what the server trusts (Host, Origin, JSON only, a capped body, offered players with
+bounded budgets); and a GET that never waits for a thinking agent (on a real server)."""
 
 from __future__ import annotations
+
+import json
+import threading
+import time
+from urllib.error import HTTPError
+from urllib.request import Request, urlopen
 
 import pytest
 from starlette.testclient import TestClient
 
+from agents.greedy import FullGreedyPlayer
+from agents.ppo_player import DEFAULT_CHECKPOINT
+from agents.registry import PLAYERS
 from kdenv.replay import read_records, replay_record
+from tests.web.browser import web_server
 from training.web.server import create_app
+
+PAGE = "http://127.0.0.1:8000"  # where create_app's page is served by default
 
 
 @pytest.fixture
 def client(tmp_path):
-    with TestClient(create_app(tmp_path / "records"), raise_server_exceptions=True) as client:
+    with TestClient(create_app(tmp_path / "records"), base_url=PAGE, raise_server_exceptions=True) as client:
         yield client
 
 
@@ -73,7 +86,7 @@ def test_a_traced_game_keeps_the_agents_thoughts(client):
 
 
 BAD_NEW_GAMES = [
-    ({"opponents": ["nobody"], "players": 2}, "unknown player 'nobody'"),
+    ({"opponents": ["nobody"], "players": 2}, "opponents[0] is not a player this server offers; choose one of fg,"),
     ({"opponents": ["fg", "fg"], "players": 2}, "give 1 opponent spec"),
     ({"opponents": "fg", "players": 2}, "must be a list of player specs"),
     ({"opponents": ["fg"], "players": 5}, "2, 3 or 4 players"),
@@ -131,3 +144,161 @@ def test_unknown_and_finished_games(client):
     assert response.status_code == 409 and "is over" in response.json()["error"]
     assert client.get("/api/nothing").status_code == 404
     assert client.put("/api/games").status_code == 405
+
+
+# ----- what the server trusts ---------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("headers", "status"),
+    [
+        ({"content-type": "text/plain"}, 415),  # what a cross-site form can post
+        ({"content-type": "application/x-www-form-urlencoded"}, 415),
+        ({"origin": "http://evil.example"}, 403),
+        ({"origin": "null"}, 403),
+        ({"origin": "http://127.0.0.1:8001"}, 403),
+        ({"host": "evil.example:8000"}, 403),  # a rebound DNS name
+        ({"host": "127.0.0.1:8001"}, 403),
+    ],
+)
+def test_a_request_that_is_not_the_pages_own_is_refused(client, headers, status):
+    body = json.dumps({"opponents": ["fg"], "players": 2})
+    response = client.post("/api/games", content=body, headers={"content-type": "application/json", **headers})
+    assert response.status_code == status and response.json()["error"]
+
+
+def test_the_pages_own_requests_pass_on_both_names_of_127_0_0_1(client):
+    for host in ("127.0.0.1:8000", "localhost:8000", "LOCALHOST:8000"):
+        own = {"host": host, "origin": f"http://{host.lower()}", "content-type": "application/json; charset=utf-8"}
+        response = client.post("/api/games", content=json.dumps({"opponents": ["fg"]}), headers=own)
+        assert response.status_code == 201, response.text
+        assert client.get(f"/api/games/{response.json()['id']}", headers={"host": host}).status_code == 200
+    for url in ("/", "/api/players", f"/api/games/{response.json()['id']}"):  # a rebound name reads nothing either
+        assert client.get(url, headers={"host": "evil.example:8000"}).status_code == 403
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "message"),
+    [
+        (b'{"opponents": ["fg"], "pad": "' + b"x" * 70_000 + b'"}', 413, "over 65536 bytes"),
+        (b"[" * 100_000, 413, "over 65536 bytes"),
+        (b"[" * 50_000, 400, "nested too deeply"),
+        (b'{"opponents": ' + b"[" * 50_000, 400, "nested too deeply"),
+    ],
+)
+def test_a_big_or_deeply_nested_body_gets_a_4xx_saying_why(client, body, status, message):
+    state = new_game(client)
+    for url in ("/api/games", f"/api/games/{state['id']}/moves"):
+        response = client.post(url, content=body, headers={"content-type": "application/json"})
+        assert response.status_code == status and message in response.json()["error"]
+
+
+def test_the_offered_players_are_built_in_or_shipped_and_the_page_offers_them(client):
+    offered = client.get("/api/players").json()
+    specs = [entry["spec"] for entry in offered]
+    assert specs[:5] == ["fg", "gprd", "random", "mce:seconds=0.5", "uct:seconds=0.5"]
+    assert {"ppo:default", "ppo:v1"} <= set(specs) and not any("/" in s or "rllib" in s for s in specs)
+    mce = offered[specs.index("mce:seconds=0.5")]["options"]
+    assert mce["seconds"] == {"type": "number", "exclusiveMinimum": 0, "maximum": 5}
+    assert json.dumps(specs, separators=(",", ":")) in client.get("/").text  # the page's select
+
+
+NOT_OFFERED = [
+    "ppo:/etc/passwd",  # a file that exists
+    "ppo:/no/such/checkpoint.zip",  # one that does not
+    f"ppo:{DEFAULT_CHECKPOINT}",  # a shipped checkpoint, by its path
+    "rllib:/tmp/checkpoint",  # RLlib's checkpoints unpickle code
+    "ppo:default,x=1",
+    "mce:policy=fg",  # an option that is no budget
+    "mce:/etc/passwd",
+    "fg:seconds=1",
+    "",
+    "mce:seconds",
+    "MCE:seconds=1",
+]
+
+
+@pytest.mark.parametrize("spec", NOT_OFFERED)
+def test_a_player_that_is_not_offered_is_refused_with_the_same_words(client, spec):
+    response = client.post("/api/games", json={"opponents": [spec], "players": 2, "seed": 7})
+    assert response.status_code == 400
+    refusal = client.post("/api/games", json={"opponents": ["nobody"], "players": 2}).json()["error"]
+    assert response.json()["error"] == refusal  # nothing about files: "not a zip file" / "not found" are gone
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("mce:seconds=100000", "seconds=100000 is more than this server allows (at most 5)"),
+        ("uct:seconds=5.5", "at most 5"),
+        ("mce:playouts=1000000", "playouts=1000000 is more than this server allows (at most 1000)"),
+        ("mce:seconds=inf", "at most 5"),
+        ("mce:seconds=nan", "must be greater than 0"),
+        ("uct:seconds=0", "must be greater than 0"),
+        ("uct:playouts=1.5", "not an integer"),
+    ],
+)
+def test_a_budget_beyond_its_bound_is_refused(client, spec, message):
+    response = client.post("/api/games", json={"opponents": [spec], "players": 2, "seed": 7})
+    assert response.status_code == 400 and message in response.json()["error"]
+
+
+def test_budgets_within_their_bounds_are_played(client):
+    final = play_out(client, new_game(client, opponents=["uct:playouts=8"]))
+    (record,) = read_records(final["record"])
+    assert record["agents"] == ["human", "uct:playouts=8"]
+
+
+def test_the_command_line_opponents_are_offered_to_that_server_only(tmp_path):
+    named = [f"ppo:{DEFAULT_CHECKPOINT}", "mce:policy=random,playouts=2000"]  # neither offered otherwise
+    with TestClient(create_app(tmp_path, {"opponents": named}), base_url=PAGE) as client:
+        assert [entry["spec"] for entry in client.get("/api/players").json()][-2:] == named
+        state = new_game(client, players=4, opponents=[*named, "fg"])
+        assert state["table"]["agents"] == ["human", *named, "fg"]
+    with TestClient(create_app(tmp_path), base_url=PAGE) as client:
+        for spec in named:
+            assert client.post("/api/games", json={"opponents": [spec], "players": 2, "seed": 7}).status_code == 400
+
+
+# ----- a thinking agent freezes nothing ---------------------------------------------------------------------
+class SlowPlayer(FullGreedyPlayer):
+    """fg that thinks 2 s over its first move: long enough to see whether a request waits on it."""
+
+    thinking = threading.Event()
+
+    def act(self, view):
+        if not self.thinking.is_set():
+            self.thinking.set()
+            time.sleep(2)
+        return super().act(view)
+
+
+def fetch(url: str, body: dict | None = None) -> tuple[dict, float]:
+    """The JSON answer of a GET (or a POST of ``body``) and the seconds it took."""
+    data = None if body is None else json.dumps(body).encode()
+    start = time.monotonic()
+    with urlopen(Request(url, data, {"Content-Type": "application/json"})) as response:
+        text = response.read()
+    return (json.loads(text) if text.startswith(b"{") else {}), time.monotonic() - start
+
+
+def test_a_get_never_waits_for_a_thinking_agent(tmp_path, monkeypatch):
+    monkeypatch.setitem(PLAYERS, "slow", f"{__name__}:SlowPlayer")
+    SlowPlayer.thinking.clear()
+    with web_server(tmp_path, {"opponents": ["slow"]}) as url:
+        other, _ = fetch(f"{url}api/games", {"opponents": ["fg"], "players": 2, "seed": 1})
+        slow, _ = fetch(f"{url}api/games", {"opponents": ["slow"], "players": 2, "seed": 7})  # the person picks first
+        mover = threading.Thread(target=fetch, args=(f"{url}api/games/{slow['id']}/moves", slow["legal"][0]))
+        mover.start()
+        assert SlowPlayer.thinking.wait(10)
+        answers: list[tuple[dict, float]] = []
+        reader = threading.Thread(target=lambda: answers.append(fetch(f"{url}api/games/{slow['id']}")))
+        reader.start()  # the thinking game's own state ...
+        time.sleep(0.1)
+        for path in (f"api/games/{other['id']}", ""):  # ... and, meanwhile, another game's and the page
+            assert fetch(url + path)[1] < 0.5, path
+        reader.join()
+        (state, seconds), *_ = answers
+        assert seconds < 0.5 and len(state["moves"]) == len(slow["moves"]) + 1 and state["legal"] == []
+        with pytest.raises(HTTPError) as busy:  # another move of that game meanwhile is refused, not queued
+            fetch(f"{url}api/games/{slow['id']}/moves", slow["legal"][1])
+        assert busy.value.code == 409 and "still moving" in json.loads(busy.value.read())["error"]
+        mover.join()

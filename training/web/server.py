@@ -4,17 +4,22 @@ A Starlette app with a small JSON API; the agents move on the server, the page (
 the table from the person's seat and sends the person's moves:
 
 * ``GET /`` the page;
+* ``GET /api/players`` the players offered (:mod:`training.web.offer`): ``[{"spec": str, "options": {name:
+  bound}}, ...]``, a request names one of those specs, or its player with budget options within their bounds;
 * ``POST /api/games`` ``{"opponents": [spec, ...], "players": 2-4, "rules": [name, ...], "seed": int|null,
-  "seat": int, "trace": bool}`` starts a game (one opponent spec per other seat) and answers its state;
+  "seat": int, "trace": bool}`` starts a game (one offered opponent per other seat) and answers its state;
 * ``GET /api/games/{id}`` the state: the table, the public state, every kingdom's squares, the moves so far
   and, when it is the person's turn, the legal moves with their cells (so the page can highlight them);
 * ``POST /api/games/{id}/moves`` ``{"action": int}`` plays the person's move, then the agents' up to the
   person's next turn; the state after them.
 
-Bad requests get a 4xx with ``{"error": message}``: malformed JSON or fields (400), an illegal move (400), an
-unknown or forgotten game id (404), a move in a finished game (409). Games live in memory by id, several at
-once (the oldest of more than ``MAX_GAMES`` is forgotten); each finished game's record (``kingdomino-replay/1``)
-is saved in the record folder (``runs/web/`` by default) and can be opened with ``kdenv view``.
+Every request is checked first (:mod:`training.web.guard`: Host, Origin, JSON only, the body's size). Bad
+requests get a 4xx with ``{"error": message}``: malformed JSON or fields, a player not offered, an illegal move
+(400), an unknown or forgotten game id (404), a move in a finished game or while the agents of an earlier one
+still move (409). The agents move in worker threads, off the event loop; a GET answers the game's last state
+(a snapshot) without waiting for them. Games live in memory by id, several at once (the oldest of more than
+``MAX_GAMES`` is forgotten); each finished game's record (``kingdomino-replay/1``) is saved in the record
+folder (``runs/web/`` by default) and can be opened with ``kdenv view``.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse
 from starlette.routing import Route
@@ -40,19 +46,13 @@ from kdenv.game import OVER, Game
 from kdenv.replay import to_record, write_record
 from kdenv.rules import Rules
 from kdenv.view import PublicView
+from training.web.guard import Guard, RequestError
+from training.web.offer import Offer
 from training.web.pages import page
 from training.web.state import HUMAN, breakdown, kingdom_squares, public_state, table
 
+HOST = "127.0.0.1"  # the only address served
 MAX_GAMES = 64  # games kept in memory; the oldest beyond that is forgotten
-SUGGESTED = ["fg", "gprd", "random", "mce:seconds=0.5", "uct:seconds=0.5", "ppo:default"]  # the page's choices
-
-
-class RequestError(Exception):
-    """A request the API refuses: ``status`` (4xx) and a message for the person."""
-
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status, self.message = status, message
 
 
 class WebGame:
@@ -64,6 +64,11 @@ class WebGame:
         self.traces: list[dict | None] | None = [] if trace else None
         self.lock = threading.Lock()  # one request at a time changes a game
         self.record: Path | None = None
+        self.snapshot = self.state()  # the state after the last move, read without the lock
+
+    def publish(self) -> None:
+        """Take a new snapshot of the state: what a GET answers, even while the agents think."""
+        self.snapshot = self.state()
 
     def advance(self, record_dir: Path) -> None:
         """Let the agents move until it is the person's turn or the game is over (then save the record)."""
@@ -80,23 +85,32 @@ class WebGame:
             for player in self.players:
                 if player is not None:
                     player.close()
+            self.publish()
 
     def _step(self, action: int, trace: dict | None) -> None:
         self.game.step(action, self.game.current_player)
         if self.traces is not None:
             self.traces.append(trace)
+        self.publish()
 
-    def move(self, action: Any, record_dir: Path) -> None:
-        """Play the person's ``action``, then the agents' moves."""
-        if self.game.phase == OVER:
-            raise RequestError(409, f"game {self.id} is over; start a new game")
-        if not isinstance(action, int) or isinstance(action, bool):
-            raise RequestError(400, 'a move is {"action": N} with N one of the legal actions of the state')
+    def move(self, action: Any, record_dir: Path) -> dict:
+        """Play the person's ``action``, then the agents' moves; the state after them. A request that comes
+        while the agents still move for an earlier one is refused, not queued (no thread waits on a game)."""
+        if not self.lock.acquire(blocking=False):
+            raise RequestError(409, f"the agents of game {self.id} are still moving; wait for their moves")
         try:
-            self._step(action, None)
-        except KingdominoError as err:
-            raise RequestError(400, f"illegal move: {err}") from None
-        self.advance(record_dir)
+            if self.game.phase == OVER:
+                raise RequestError(409, f"game {self.id} is over; start a new game")
+            if not isinstance(action, int) or isinstance(action, bool):
+                raise RequestError(400, 'a move is {"action": N} with N one of the legal actions of the state')
+            try:
+                self._step(action, None)
+            except KingdominoError as err:
+                raise RequestError(400, f"illegal move: {err}") from None
+            self.advance(record_dir)
+            return self.snapshot
+        finally:
+            self.lock.release()
 
     def state(self) -> dict:
         """What the page shows: the table, the public state, the kingdoms, the moves, the person's legal moves."""
@@ -128,25 +142,27 @@ def legal_move(action: int, game: Game) -> dict:
 
 
 class Games:
-    """The games in progress by id, the oldest forgotten beyond ``MAX_GAMES``."""
+    """The games in progress by id, the oldest forgotten beyond ``MAX_GAMES``; their opponents from ``offer``."""
 
-    def __init__(self, record_dir: Path) -> None:
-        self.record_dir = record_dir
+    def __init__(self, record_dir: Path, offer: Offer) -> None:
+        self.record_dir, self.offer = record_dir, offer
         self.games: OrderedDict[str, WebGame] = OrderedDict()
         self.lock = threading.Lock()
 
     def new(self, request: dict) -> WebGame:
+        """A new game from a new-game request, the agents' first moves made (before any other request sees it)."""
         game_id = secrets.token_hex(6)
         players, rules, seed, seat, trace = _settings(request)
         opponents = request.get("opponents")
-        if not isinstance(opponents, list) or not all(isinstance(s, str) and s.strip() for s in opponents):
+        if not isinstance(opponents, list) or not all(isinstance(s, str) for s in opponents):
             raise RequestError(400, '"opponents" must be a list of player specs, e.g. ["fg"]')
         if len(opponents) != players - 1:
             raise RequestError(400, f"give {players - 1} opponent spec(s) for {players} players, not {len(opponents)}")
         made: list[Player] = []
         try:
-            for spec in opponents:
-                made.append(make_player(spec.strip(), players, rules))
+            specs = [self.offer.choose(spec, f"opponents[{i}]") for i, spec in enumerate(opponents)]
+            for spec in specs:
+                made.append(make_player(spec, players, rules))
         except KingdominoError as err:
             for player in made:
                 player.close()
@@ -156,6 +172,7 @@ class Games:
             if player is not None:
                 player.reset(index, seed * 7919 + index)
         web = WebGame(game_id, Game(players, rules, seed), seat, seats, trace)
+        web.advance(self.record_dir)
         with self.lock:
             self.games[game_id] = web
             while len(self.games) > MAX_GAMES:
@@ -198,63 +215,59 @@ async def _body(request: Request) -> dict:
         body = await request.json()
     except ValueError:  # json.JSONDecodeError and UnicodeDecodeError are ValueErrors
         raise RequestError(400, "the request body is not valid JSON") from None
+    except RecursionError:
+        raise RequestError(400, "the request body is not valid JSON here: nested too deeply") from None
     if not isinstance(body, dict):
         raise RequestError(400, "the request body must be a JSON object")
     return body
 
 
-def create_app(record_dir: str | Path = "runs/web", defaults: dict | None = None) -> Starlette:
-    """The web game's app; finished games' records go to ``record_dir``; the page's form starts with ``defaults``
-    (``opponents``, ``players``, ``trace``)."""
-    games = Games(Path(record_dir))
-    defaults = {"opponents": ["fg"], "players": 2, "trace": False, **(defaults or {}), "suggested": SUGGESTED}
+def create_app(record_dir: str | Path = "runs/web", defaults: dict | None = None, port: int = 8000) -> Starlette:
+    """The web game's app, served on 127.0.0.1:``port``; finished games' records go to ``record_dir``; the page's
+    form starts with ``defaults`` (``opponents``, ``players``, ``trace``). The opponents of ``defaults`` (those
+    the command line named) are offered besides :data:`training.web.offer.OFFERED`."""
+    defaults = {"opponents": ["fg"], "players": 2, "trace": False, **(defaults or {})}
+    offer = Offer(defaults["opponents"])
+    games = Games(Path(record_dir), offer)
+    data = {**defaults, "offered": offer.specs()}
 
     async def index(request: Request) -> HTMLResponse:
-        return HTMLResponse(page("Kingdomino: play", ["draw.js", "play.js"], defaults))
+        return HTMLResponse(page("Kingdomino: play", ["draw.js", "play.js"], data))
+
+    async def players(request: Request) -> JSONResponse:
+        return JSONResponse(offer.to_json())
 
     async def new_game(request: Request) -> JSONResponse:
         body = await _body(request)
-
-        def start() -> dict:
-            web = games.new(body)
-            with web.lock:
-                web.advance(games.record_dir)
-                return web.state()
-
-        return JSONResponse(await run_in_threadpool(start), status_code=201)
+        web = await run_in_threadpool(games.new, body)
+        return JSONResponse(web.snapshot, status_code=201)
 
     async def get_state(request: Request) -> JSONResponse:
-        web = games.get(request.path_params["game_id"])
-        with web.lock:
-            return JSONResponse(web.state())
+        return JSONResponse(games.get(request.path_params["game_id"]).snapshot)
 
     async def move(request: Request) -> JSONResponse:
         web = games.get(request.path_params["game_id"])
         body = await _body(request)
-
-        def play() -> dict:
-            with web.lock:
-                web.move(body.get("action"), games.record_dir)
-                return web.state()
-
-        return JSONResponse(await run_in_threadpool(play))
+        return JSONResponse(await run_in_threadpool(web.move, body.get("action"), games.record_dir))
 
     async def refused(request: Request, err: Exception) -> JSONResponse:
         assert isinstance(err, RequestError)
-        return JSONResponse({"error": err.message}, status_code=err.status)
+        return err.answer()
 
     routes = [
         Route("/", index),
+        Route("/api/players", players),
         Route("/api/games", new_game, methods=["POST"]),
         Route("/api/games/{game_id}", get_state),
         Route("/api/games/{game_id}/moves", move, methods=["POST"]),
     ]
-    return Starlette(routes=routes, exception_handlers={RequestError: refused})
+    middleware = [Middleware(Guard, host=HOST, port=port)]
+    return Starlette(routes=routes, middleware=middleware, exception_handlers={RequestError: refused})
 
 
 def serve(port: int, record_dir: str | Path, defaults: dict) -> None:
     """Serve the web game on 127.0.0.1:``port`` until Ctrl-C (the page's form starts with ``defaults``)."""
     import uvicorn
 
-    print(f"Kingdomino in the browser: http://127.0.0.1:{port}/  (records saved in {record_dir}/; Ctrl-C stops)")
-    uvicorn.run(create_app(record_dir, defaults), host="127.0.0.1", port=port, log_level="warning")
+    print(f"Kingdomino in the browser: http://{HOST}:{port}/  (records saved in {record_dir}/; Ctrl-C stops)")
+    uvicorn.run(create_app(record_dir, defaults, port), host=HOST, port=port, log_level="warning")

@@ -22,8 +22,6 @@ players.value = DATA.players;
 const seat = field("your seat", html("select", { id: "seat" }));
 const opponentsBox = html("div", { id: "opponents" });
 field("opponents", opponentsBox);
-const list = html("datalist", { id: "specs" }, app);
-DATA.suggested.forEach((s) => html("option", { value: s }, list));
 const rules = {};
 const rulesBox = html("div", { id: "rules" });
 field("rules", rulesBox);
@@ -38,14 +36,16 @@ trace.checked = DATA.trace;
 html("span", {}, form);
 html("button", { type: "submit", id: "start", class: "primary" }, form, "Start the game");
 
+// one select per opponent seat, of the players the server offers (DATA.offered, as GET /api/players)
 function seats() {
-  const n = Number(players.value), kept = [...opponentsBox.querySelectorAll("input")].map((i) => i.value);
+  const n = Number(players.value), kept = [...opponentsBox.querySelectorAll("select")].map((s) => s.value);
   seat.textContent = "";
   for (let p = 0; p < n; p++) html("option", { value: p }, seat, `P${p}`);
   opponentsBox.textContent = "";
   for (let i = 0; i < n - 1; i++) {
-    const value = kept[i] ?? DATA.opponents[i] ?? DATA.opponents[DATA.opponents.length - 1] ?? "fg";
-    html("input", { list: "specs", id: `opponent-${i}`, value, size: 16 }, opponentsBox);
+    const choice = html("select", { id: `opponent-${i}` }, opponentsBox);
+    DATA.offered.forEach((spec) => html("option", { value: spec }, choice, spec));
+    choice.value = kept[i] ?? DATA.opponents[i] ?? DATA.opponents[DATA.opponents.length - 1] ?? DATA.offered[0];
   }
 }
 players.onchange = seats;
@@ -54,7 +54,7 @@ seats();
 form.onsubmit = async (e) => {
   e.preventDefault();
   const body = {
-    opponents: [...opponentsBox.querySelectorAll("input")].map((i) => i.value.trim()),
+    opponents: [...opponentsBox.querySelectorAll("select")].map((s) => s.value),
     players: Number(players.value),
     seat: Number(seat.value),
     rules: Object.keys(rules).filter((r) => rules[r].checked),

@@ -1,0 +1,124 @@
+"""The players that ``kdenv play --web`` offers its clients: the one place that says whom a request may seat.
+
+A request names an offered entry's ``spec`` as it is (``fg``, ``ppo:default``), or an entry's player with some of
+its budget options, each within its bound (``mce:seconds=2``, ``uct:playouts=400``). Nothing else: never a path,
+never ``rllib:`` or ``ppo:PATH`` (a checkpoint is a file the client would choose, and RLlib's unpickle code).
+To offer another player, add one :class:`Offered` to ``OFFERED``, e.g.
+``Offered("az:simulations=64", {"simulations": Bound(int, 0, 800), "seconds": SECONDS})``.
+A person who wants a checkpoint opponent names it on the command line (``--opponents ppo:PATH``): those specs are
+offered as they are, to that server's clients (:class:`Offer`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from agents.playout import number
+from agents.ppo_player import CHECKPOINTS
+from agents.registry import PlayerSpecError, parse_spec
+from kdenv.errors import KingdominoError
+
+
+class NotOffered(KingdominoError):
+    """A player spec that the server does not offer, or a budget beyond its bound."""
+
+
+@dataclass(frozen=True)
+class Bound:
+    """The values a budget option may take from a request: of ``kind`` (int or float), above ``low``, at most
+    ``high`` (so that no request keeps an agent thinking for long)."""
+
+    kind: type
+    low: float
+    high: float
+
+    def check(self, name: str, value: str) -> None:
+        """Nothing if ``value`` is within the bound, else a one-line ValueError."""
+        if number(name, value, self.kind, self.low) > self.high:
+            raise ValueError(f"{name}={value} is more than this server allows (at most {self.high:g})")
+
+    def to_json(self) -> dict:
+        """The bound as JSON Schema words."""
+        kind = "integer" if self.kind is int else "number"
+        return {"type": kind, "exclusiveMinimum": self.low, "maximum": self.high}
+
+
+SECONDS = Bound(float, 0, 5)  # seconds per decision
+PLAYOUTS = Bound(int, 0, 1000)  # playouts per decision: about 4 s of fg playouts on one core
+
+
+@dataclass(frozen=True)
+class Offered:
+    """A player a request may name: ``spec`` as it is, or its player with some of the budget ``options``."""
+
+    spec: str
+    options: Mapping[str, Bound] = field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        return self.spec.partition(":")[0]
+
+    def to_json(self) -> dict:
+        return {"spec": self.spec, "options": {key: bound.to_json() for key, bound in self.options.items()}}
+
+
+OFFERED: tuple[Offered, ...] = (
+    Offered("fg"),
+    Offered("gprd"),
+    Offered("random"),
+    Offered("mce:seconds=0.5", {"seconds": SECONDS, "playouts": PLAYOUTS}),
+    Offered("uct:seconds=0.5", {"seconds": SECONDS, "playouts": PLAYOUTS}),
+    # the shipped checkpoints by name (ppo:default plays the table's own); never a path
+    *(Offered(f"ppo:{path.stem}") for path in sorted(CHECKPOINTS.glob("*.zip")) if path.stem.isidentifier()),
+)
+
+
+class Offer:
+    """The players one server offers: ``OFFERED`` and the specs that its command line named."""
+
+    def __init__(self, named: Sequence[str] = ()) -> None:
+        known = {entry.spec for entry in OFFERED}
+        extra = dict.fromkeys(spec.strip() for spec in named if spec.strip() not in known)
+        self.entries = (*OFFERED, *(Offered(spec) for spec in extra))
+
+    def specs(self) -> list[str]:
+        return [entry.spec for entry in self.entries]
+
+    def to_json(self) -> list[dict]:
+        return [entry.to_json() for entry in self.entries]
+
+    def choose(self, spec: str, where: str) -> str:
+        """``spec`` (stripped) if this server offers it, else a one-line NotOffered that says what is offered
+        (the same words for every spec not offered: a refusal tells nothing about files)."""
+        text = spec.strip()
+        if text in self.specs():
+            return text
+        entry, options = self._budgeted(text)
+        if entry is None:
+            raise NotOffered(f"{where} is not a player this server offers; {self.choices()}")
+        for key, value in options.items():
+            try:
+                entry.options[key].check(key, value)
+            except ValueError as err:
+                raise NotOffered(f"{where}: {err}") from None
+        return text
+
+    def _budgeted(self, text: str) -> tuple[Offered | None, dict[str, str]]:
+        """The entry whose player ``text`` names with budget options of that entry only, and those options
+        (no entry: None)."""
+        entry = next((e for e in self.entries if e.options and e.name == text.partition(":")[0]), None)
+        try:
+            options = parse_spec(text)[1]
+        except PlayerSpecError:
+            return None, {}
+        return (entry, options) if entry is not None and options.keys() <= entry.options.keys() else (None, {})
+
+    def choices(self) -> str:
+        """What a request may name, in words."""
+        budgets = "; ".join(
+            f"{e.name} takes " + " or ".join(f"{key}= up to {bound.high:g}" for key, bound in e.options.items())
+            for e in self.entries
+            if e.options
+        )
+        return f"choose one of {', '.join(self.specs())} (GET /api/players); {budgets}"
