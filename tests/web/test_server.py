@@ -194,7 +194,7 @@ def test_a_big_or_deeply_nested_body_gets_a_4xx_saying_why(client, body, status,
 def test_the_offered_players_are_built_in_or_shipped_and_the_page_offers_them(client):
     offered = client.get("/api/players").json()
     specs = [entry["spec"] for entry in offered]
-    assert specs[:5] == ["fg", "gprd", "random", "mce:seconds=0.5", "uct:seconds=0.5"]
+    assert specs[:6] == ["fg", "gprd", "random", "mce:seconds=0.5", "uct:seconds=0.5", "az:default,seconds=0.5"]
     assert {"ppo:default", "ppo:v1"} <= set(specs) and not any("/" in s or "rllib" in s for s in specs)
     mce = offered[specs.index("mce:seconds=0.5")]["options"]
     assert mce["seconds"] == {"type": "number", "exclusiveMinimum": 0, "maximum": 5}
@@ -213,6 +213,8 @@ NOT_OFFERED = [
     "",
     "mce:seconds",
     "MCE:seconds=1",
+    "az:/etc/passwd,seconds=1",  # az names a shipped network, never a path
+    "az:v1.zip,simulations=4",
 ]
 
 
@@ -234,6 +236,8 @@ def test_a_player_that_is_not_offered_is_refused_with_the_same_words(client, spe
         ("mce:seconds=nan", "must be greater than 0"),
         ("uct:seconds=0", "must be greater than 0"),
         ("uct:playouts=1.5", "not an integer"),
+        ("az:default,simulations=100000", "simulations=100000 is more than this server allows (at most 2000)"),
+        ("az:default,seconds=60", "at most 5"),
     ],
 )
 def test_a_budget_beyond_its_bound_is_refused(client, spec, message):
@@ -241,10 +245,11 @@ def test_a_budget_beyond_its_bound_is_refused(client, spec, message):
     assert response.status_code == 400 and message in response.json()["error"]
 
 
-def test_budgets_within_their_bounds_are_played(client):
-    final = play_out(client, new_game(client, opponents=["uct:playouts=8"]))
+@pytest.mark.parametrize("spec", ["uct:playouts=8", "az:default,simulations=4"])
+def test_budgets_within_their_bounds_are_played(client, spec):
+    final = play_out(client, new_game(client, opponents=[spec]))
     (record,) = read_records(final["record"])
-    assert record["agents"] == ["human", "uct:playouts=8"]
+    assert record["agents"] == ["human", spec]
 
 
 def test_the_command_line_opponents_are_offered_to_that_server_only(tmp_path):

@@ -3,8 +3,7 @@
 A request names an offered entry's ``spec`` as it is (``fg``, ``ppo:default``), or an entry's player with some of
 its budget options, each within its bound (``mce:seconds=2``, ``uct:playouts=400``). Nothing else: never a path,
 never ``rllib:`` or ``ppo:PATH`` (a checkpoint is a file the client would choose, and RLlib's unpickle code).
-To offer another player, add one :class:`Offered` to ``OFFERED``, e.g.
-``Offered("az:simulations=64", {"simulations": Bound(int, 0, 800), "seconds": SECONDS})``.
+To offer another player, add one :class:`Offered` to ``OFFERED``, as ``az:default`` is.
 A person who wants a checkpoint opponent names it on the command line (``--opponents ppo:PATH``): those specs are
 offered as they are, to that server's clients (:class:`Offer`).
 """
@@ -46,6 +45,7 @@ class Bound:
 
 SECONDS = Bound(float, 0, 5)  # seconds per decision
 PLAYOUTS = Bound(int, 0, 1000)  # playouts per decision: about 4 s of fg playouts on one core
+SIMULATIONS = Bound(int, 0, 2000)  # az's simulations per decision: about 2 s on one core
 
 
 @dataclass(frozen=True)
@@ -59,6 +59,11 @@ class Offered:
     def name(self) -> str:
         return self.spec.partition(":")[0]
 
+    @property
+    def path(self) -> str | None:
+        """The shipped network the entry names (``az:default``), or None."""
+        return parse_spec(self.spec)[1].get("path")
+
     def to_json(self) -> dict:
         return {"spec": self.spec, "options": {key: bound.to_json() for key, bound in self.options.items()}}
 
@@ -69,6 +74,7 @@ OFFERED: tuple[Offered, ...] = (
     Offered("random"),
     Offered("mce:seconds=0.5", {"seconds": SECONDS, "playouts": PLAYOUTS}),
     Offered("uct:seconds=0.5", {"seconds": SECONDS, "playouts": PLAYOUTS}),
+    Offered("az:default,seconds=0.5", {"seconds": SECONDS, "simulations": SIMULATIONS}),
     # the shipped checkpoints by name (ppo:default plays the table's own); never a path
     *(Offered(f"ppo:{path.stem}") for path in sorted(CHECKPOINTS.glob("*.zip")) if path.stem.isidentifier()),
 )
@@ -107,11 +113,14 @@ class Offer:
     def _budgeted(self, text: str) -> tuple[Offered | None, dict[str, str]]:
         """The entry whose player ``text`` names with budget options of that entry only, and those options
         (no entry: None)."""
-        entry = next((e for e in self.entries if e.options and e.name == text.partition(":")[0]), None)
         try:
             options = parse_spec(text)[1]
         except PlayerSpecError:
             return None, {}
+        path = options.pop("path", None)  # a shipped network by name (az:default), as the entry names it
+        entry = next(
+            (e for e in self.entries if e.options and e.name == text.partition(":")[0] and e.path == path), None
+        )
         return (entry, options) if entry is not None and options.keys() <= entry.options.keys() else (None, {})
 
     def choices(self) -> str:
