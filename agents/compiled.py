@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from kdenv.core import rng
 from kdenv.core.batch import play
 from kdenv.core.grid import (
     CASTLE,
@@ -56,6 +55,7 @@ from kdenv.core.machine import (
     player,
     standings,
 )
+from kdenv.core.rng import below, between, uniform
 
 RANDOM, GPRD, FG = range(3)  # policy codes (per seat); see LEARNER below for the others
 LEARNER, FINISHED_GAME = -1, -2  # the learner's seat code (codes past FG: batched opponents), a game over
@@ -305,7 +305,7 @@ def free_slots(claims, size):
 def random_slot(g, i, draws):
     """A free slot of the next line of game ``i``, uniformly (drawn from ``draws[i]``)."""
     claims = g.draft[i, CLAIMS]
-    choice = rng.below(draws, i, free_slots(claims, g.counters[i, LINE]))
+    choice = below(draws, i, free_slots(claims, g.counters[i, LINE]))
     slot = 0
     while claims[slot] >= 0 or choice > 0:
         choice -= claims[slot] < 0
@@ -321,7 +321,7 @@ def random_move(g, i, t, work, draws):
     king = g.counters[i, KING]
     p = g.draft[i, QUEUE, king]
     count = placements(g.terrain[i, p], g.reach[i, p], g.box[i, p], t, g.draft[i, HELD, king], work[0])
-    choice = rng.below(draws, i, count + 1 if t.voluntary_discard or count == 0 else count)
+    choice = below(draws, i, count + 1 if t.voluntary_discard or count == 0 else count)
     return t.discard if choice == count else work[0][choice]
 
 
@@ -332,20 +332,20 @@ def choose(g, i, t, policy, epsilon, plans, work, draws):
     at random with that chance. ``plans[i]``: the slot Full Greedy chose with its placement (-1: none), kept
     for its pick."""
     planned, plans[i] = plans[i], -1
-    if policy == RANDOM or (epsilon > 0 and rng.uniform(draws, i) < epsilon):
+    if policy == RANDOM or (epsilon > 0 and uniform(draws, i) < epsilon):
         return random_move(g, i, t, work, draws)
     if g.counters[i, PHASE] == PLACING:
         if policy == GPRD:
             found = gprd_placements(g, i, t, work)
-            return random_move(g, i, t, work, draws) if found == 0 else work[12][rng.below(draws, i, found), 0]
-        turn = rng.below(draws, i, greedy_turns(g, i, t, work))
+            return random_move(g, i, t, work, draws) if found == 0 else work[12][below(draws, i, found), 0]
+        turn = below(draws, i, greedy_turns(g, i, t, work))
         plans[i] = work[12][turn, 1]
         return work[12][turn, 0]
     if policy == GPRD:
         return random_move(g, i, t, work, draws)
     if planned >= 0:
         return t.discard + 1 + planned
-    return t.discard + 1 + work[12][rng.below(draws, i, greedy_picks(g, i, t, work)), 1]
+    return t.discard + 1 + work[12][below(draws, i, greedy_picks(g, i, t, work)), 1]
 
 
 # ----- playouts ---------------------------------------------------------------------------------------
@@ -361,7 +361,7 @@ def playout(start, g, t, policies, epsilon, first, seed, shuffle, out):
     if shuffle:
         deck = g.deck[0]
         for k in range(deck.shape[0] - 1, c[DRAWN], -1):  # the unseen dominoes are deck[drawn:]
-            j = rng.between(draws, 0, c[DRAWN], k + 1)
+            j = between(draws, 0, c[DRAWN], k + 1)
             deck[k], deck[j] = deck[j], deck[k]
     work = workspace(t.cells)
     plans = np.full(1, -1)
@@ -404,7 +404,7 @@ def random_actions(mask, out, draws):
             if mask[i, a]:
                 legal[count] = a
                 count += 1
-        out[i] = legal[rng.below(draws, i, count)] if count else -1
+        out[i] = legal[below(draws, i, count)] if count else -1
 
 
 @jit
