@@ -12,6 +12,10 @@ set-up pick are those of ``agents/greedy.py``, whose docstrings give the reasons
 ``agents.greedy.GreedyPlacement``. Scores are incremental: a property index per cell, and the
 properties a new square joins. ``tests/agents/test_kernel.py`` checks all of it against the engine
 and the Python players.
+
+Random moves and ties are drawn from generators the caller owns and passes in (``draws``, one uint64 state
+per game, :mod:`kdenv.core.rng`), never from numba's process-wide ``np.random``: two envs, or an env and a
+search, never share a stream.
 """
 
 from __future__ import annotations
@@ -51,6 +55,7 @@ from kdenv.core.machine import (
     player,
     standings,
 )
+from kdenv.core.rng import below, between, uniform
 
 RANDOM, GPRD, FG = range(3)  # policy codes (per seat); see LEARNER below for the others
 LEARNER, FINISHED_GAME = -1, -2  # the learner's seat code (codes past FG: batched opponents), a game over
@@ -297,10 +302,10 @@ def free_slots(claims, size):
 
 
 @jit(inline=True)
-def random_slot(g, i):
-    """A free slot of the next line of game ``i``, uniformly."""
+def random_slot(g, i, draws):
+    """A free slot of the next line of game ``i``, uniformly (drawn from ``draws[i]``)."""
     claims = g.draft[i, CLAIMS]
-    choice = np.random.randint(0, free_slots(claims, g.counters[i, LINE]))
+    choice = below(draws, i, free_slots(claims, g.counters[i, LINE]))
     slot = 0
     while claims[slot] >= 0 or choice > 0:
         choice -= claims[slot] < 0
@@ -309,43 +314,38 @@ def random_slot(g, i):
 
 
 @jit(inline=True)
-def random_move(g, i, t, work):
-    """A uniformly random legal action in game ``i``."""
+def random_move(g, i, t, work, draws):
+    """A uniformly random legal action in game ``i`` (drawn from ``draws[i]``)."""
     if g.counters[i, PHASE] != PLACING:
-        return t.discard + 1 + random_slot(g, i)
+        return t.discard + 1 + random_slot(g, i, draws)
     king = g.counters[i, KING]
     p = g.draft[i, QUEUE, king]
     count = placements(g.terrain[i, p], g.reach[i, p], g.box[i, p], t, g.draft[i, HELD, king], work[0])
-    choice = np.random.randint(0, count + 1 if t.voluntary_discard or count == 0 else count)
+    choice = below(draws, i, count + 1 if t.voluntary_discard or count == 0 else count)
     return t.discard if choice == count else work[0][choice]
 
 
 @jit(inline=True)
-def choose(g, i, t, policy, epsilon, plans, work):
-    """The action of ``policy`` (RANDOM, GPRD or FG) for the player to move in game ``i``. With ``epsilon`` > 0
-    a greedy policy moves at random with that chance. ``plans[i]``: the slot Full Greedy chose with its
-    placement (-1: none), kept for its pick."""
+def choose(g, i, t, policy, epsilon, plans, work, draws):
+    """The action of ``policy`` (RANDOM, GPRD or FG) for the player to move in game ``i``, ties and random moves
+    drawn from the generator ``draws[i]`` (:mod:`kdenv.core.rng`). With ``epsilon`` > 0 a greedy policy moves
+    at random with that chance. ``plans[i]``: the slot Full Greedy chose with its placement (-1: none), kept
+    for its pick."""
     planned, plans[i] = plans[i], -1
-    if policy == RANDOM or (epsilon > 0 and np.random.random() < epsilon):
-        return random_move(g, i, t, work)
+    if policy == RANDOM or (epsilon > 0 and uniform(draws, i) < epsilon):
+        return random_move(g, i, t, work, draws)
     if g.counters[i, PHASE] == PLACING:
         if policy == GPRD:
             found = gprd_placements(g, i, t, work)
-            return random_move(g, i, t, work) if found == 0 else work[12][np.random.randint(0, found), 0]
-        turn = np.random.randint(0, greedy_turns(g, i, t, work))
+            return random_move(g, i, t, work, draws) if found == 0 else work[12][below(draws, i, found), 0]
+        turn = below(draws, i, greedy_turns(g, i, t, work))
         plans[i] = work[12][turn, 1]
         return work[12][turn, 0]
     if policy == GPRD:
-        return random_move(g, i, t, work)
+        return random_move(g, i, t, work, draws)
     if planned >= 0:
         return t.discard + 1 + planned
-    return t.discard + 1 + work[12][np.random.randint(0, greedy_picks(g, i, t, work)), 1]
-
-
-@jit
-def seed(value):
-    """Seed the generator the compiled policies draw from (numba's, one per process and thread)."""
-    np.random.seed(value)
+    return t.discard + 1 + work[12][below(draws, i, greedy_picks(g, i, t, work)), 1]
 
 
 # ----- playouts ---------------------------------------------------------------------------------------
@@ -353,14 +353,15 @@ def seed(value):
 def playout(start, g, t, policies, epsilon, first, seed, shuffle, out):
     """Play game 0 of ``g`` from game 0 of ``start`` to the end: the actions ``first``, then each seat's
     ``policies`` (with ``epsilon``); the unseen dominoes shuffled first unless not ``shuffle``. Fills ``out``
-    with the standings; the moves made are in ``g.moves[0]`` after those of ``start``; returns their count."""
-    np.random.seed(seed)
+    with the standings; the moves made are in ``g.moves[0]`` after those of ``start``; returns their count.
+    Every draw comes from a generator of its own whose state is ``seed``: no other stream is read or moved."""
+    draws = np.full(1, seed, np.uint64)
     copy_game(start, 0, g, 0)
     c = g.counters[0]
     if shuffle:
         deck = g.deck[0]
         for k in range(deck.shape[0] - 1, c[DRAWN], -1):  # the unseen dominoes are deck[drawn:]
-            j = np.random.randint(c[DRAWN], k + 1)
+            j = between(draws, 0, c[DRAWN], k + 1)
             deck[k], deck[j] = deck[j], deck[k]
     work = workspace(t.cells)
     plans = np.full(1, -1)
@@ -369,7 +370,7 @@ def playout(start, g, t, policies, epsilon, first, seed, shuffle, out):
         if made < first.shape[0]:
             action = first[made]
         else:
-            action = choose(g, 0, t, policies[g.draft[0, QUEUE, c[KING]]], epsilon, plans, work)
+            action = choose(g, 0, t, policies[g.draft[0, QUEUE, c[KING]]], epsilon, plans, work, draws)
         apply(g, 0, t, action)
         made += 1
     standings(g, 0, t, out)
@@ -378,22 +379,24 @@ def playout(start, g, t, policies, epsilon, first, seed, shuffle, out):
 
 # ----- opponents in the vector env -------------------------------------------------------------------
 @jit
-def advance(s, g, t, rows, seats, reward, paid, rewards, ended, plans, waiting, work):
+def advance(s, g, t, rows, seats, reward, paid, rewards, ended, plans, waiting, work, draws):
     """Let the compiled opponents (``seats[i, p]`` a policy code) of the games of ``rows`` play until the
-    learner or a batched opponent is to move or the game ends, as :func:`kdenv.core.batch.play`. Writes the
-    code of the seat to move to ``waiting[i]`` (LEARNER, a batched code), or FINISHED_GAME once it ends."""
+    learner or a batched opponent is to move or the game ends, as :func:`kdenv.core.batch.play`, drawing from
+    the generator ``draws[i]`` of each game. Writes the code of the seat to move to ``waiting[i]`` (LEARNER, a
+    batched code), or FINISHED_GAME once it ends."""
     for i in rows:
         while not ended[i]:
             code = seats[i, player(g, i)]
             if code < RANDOM or code > FG:
                 break
-            play(s, g, t, i, choose(g, i, t, code, 0.0, plans, work), reward, paid, rewards, ended)
+            play(s, g, t, i, choose(g, i, t, code, 0.0, plans, work, draws), reward, paid, rewards, ended)
         waiting[i] = FINISHED_GAME if ended[i] else seats[i, player(g, i)]
 
 
 @jit
-def random_actions(mask, out):
-    """A uniformly random legal action for each row of an action ``mask`` into ``out`` (-1 where none is)."""
+def random_actions(mask, out, draws):
+    """A uniformly random legal action for each row i of an action ``mask`` into ``out`` (-1 where none is),
+    drawn from the generator ``draws[i]``."""
     legal = np.empty(mask.shape[1], np.int64)
     for i in range(mask.shape[0]):
         count = 0
@@ -401,13 +404,14 @@ def random_actions(mask, out):
             if mask[i, a]:
                 legal[count] = a
                 count += 1
-        out[i] = legal[np.random.randint(0, count)] if count else -1
+        out[i] = legal[below(draws, i, count)] if count else -1
 
 
 @jit
-def teacher_moves(g, t, rows, policy, plans, work, targets, actions):
+def teacher_moves(g, t, rows, policy, plans, work, targets, actions, draws):
     """For each game i of ``rows``: mark the best actions of ``policy`` (FG or GPRD) for the player to move in
-    ``targets[i]`` (the whole set it chooses from at random) and write the one it plays to ``actions[i]``."""
+    ``targets[i]`` (the whole set it chooses from at random) and write the one it plays, drawn from
+    ``draws[i]``, to ``actions[i]``."""
     for i in rows:
         targets[i, :] = False
         if policy == GPRD and g.counters[i, PHASE] == PLACING:
@@ -423,5 +427,5 @@ def teacher_moves(g, t, rows, policy, plans, work, targets, actions):
         else:  # gprd picks at random
             for slot in range(g.counters[i, LINE]):
                 targets[i, t.discard + 1 + slot] = g.draft[i, CLAIMS, slot] < 0
-        actions[i] = choose(g, i, t, policy, 0.0, plans, work)
+        actions[i] = choose(g, i, t, policy, 0.0, plans, work, draws)
         targets[i, actions[i]] = True  # a forced discard is its own target

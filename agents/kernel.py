@@ -80,8 +80,9 @@ class Snapshot:
         epsilon: float = 0,
         shuffle: bool = True,
     ) -> tuple[np.ndarray, np.ndarray]:
-        """(standings, moves) of a playout with numba's generator seeded by ``seed``: ``moves`` holds
-        (player, action, domino) rows; ``shuffle=False`` draws the unseen in number order."""
+        """(standings, moves) of a playout whose draws come from a generator of its own seeded by ``seed`` (the
+        same seed, the same playout; no other stream is read or moved): ``moves`` holds (player, action,
+        domino) rows; ``shuffle=False`` draws the unseen in number order."""
         out, count = self._run(seed, policy, seat, first, epsilon, shuffle)
         return out, self.scratch.moves[0, :count].copy()
 

@@ -16,7 +16,7 @@ from typing import Any
 import gymnasium
 
 from agents.registry import make_player
-from kdenv.rules import Rules
+from kdenv.rules import Rules, player_count
 from kdenv.wrappers import Opponent, SingleAgentEnv, TablePlayer
 
 
@@ -31,7 +31,7 @@ class KingdominoSingleAgentEnv(SingleAgentEnv):
         *args: Any,
         **kwargs: Any,
     ) -> None:
-        default = ["random"] * (num_players - 1)
+        default = ["random"] * (player_count(num_players) - 1)
         super().__init__(num_players, rules, default if opponents is None else opponents, *args, **kwargs)
 
     def make_opponent(self, opponent: Any) -> TablePlayer:

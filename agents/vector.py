@@ -18,8 +18,9 @@ same step, ``info["final_obs"]`` holds the learner's last observation of it and 
 its ``scores``, ``placings``, ``seat`` and ``agents`` (the name in each seat), marked by
 ``info["_final_info"]``. Rewards, observations and illegal actions are those of the vector env, from
 the learner's seat. ``reset(seed=s)`` replays the same games for the same learner actions; the compiled
-opponents draw from numba's generator, which it seeds, so two envs stepped in turn in one process share
-that stream. ``training.ppo.vec_env`` wraps it as a Stable-Baselines3 ``VecEnv``.
+opponents draw from generators of this env's own (one per game, seeded from ``s``), so other envs and
+searches in the process never change its games. ``training.ppo.vec_env`` wraps it as a Stable-Baselines3
+``VecEnv``.
 """
 
 from __future__ import annotations
@@ -33,9 +34,9 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 
 from agents.compiled import FG, GPRD, LEARNER, RANDOM, advance, workspace
-from agents.compiled import seed as seed_policies
 from kdenv.core.batch import observe_all, play_rows
 from kdenv.core.machine import players
+from kdenv.core.rng import draw_states
 from kdenv.encoding import observation_space
 from kdenv.errors import IllegalMoveError, KingdominoError
 from kdenv.vector import VectorEnv
@@ -84,6 +85,7 @@ class LearnerVectorEnv(gymnasium.vector.VectorEnv):
         self._work = workspace(t.cells)
         self._reward = np.zeros(num_envs, np.float64)
         self._rng = np.random.default_rng()
+        self._draws = draw_states(self._rng, num_envs)  # the compiled opponents' generators, one per game
         self.single_observation_space = observation_space(num_players, t.size, t.gains)
         self.observation_space = gymnasium.vector.utils.batch_space(self.single_observation_space, num_envs)
         self.single_action_space = spaces.Discrete(t.num_actions)
@@ -127,10 +129,10 @@ class LearnerVectorEnv(gymnasium.vector.VectorEnv):
     # ----- the Gymnasium vector API ----------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
         """Deal every game afresh and play the opponents up to the learner's first decision. ``seed`` also
-        seeds the compiled opponents' generator (numba's, shared by the process)."""
+        seeds the compiled opponents' generators (this env's own)."""
         if seed is not None:
             self._rng = np.random.default_rng(seed)
-            seed_policies(int(self._rng.integers(2**32)))
+            self._draws = draw_states(self._rng, self.num_envs)
         self.env.reset(seed=None if seed is None else int(self._rng.integers(2**62)))
         self._new_games(self.env._rows)
         self._observe(self.env._rows)
@@ -198,7 +200,7 @@ class LearnerVectorEnv(gymnasium.vector.VectorEnv):
         env, t = self.env, self.tables
         while rows.size:
             advance(env.seen, env.games, t, rows, self._seats, env._reward_kind, env._paid, env._rewards,
-                    env._ended, self._plans, self._waiting, self._work)  # fmt: skip
+                    env._ended, self._plans, self._waiting, self._work, self._draws)  # fmt: skip
             waiting = self._waiting[rows]
             rows = rows[waiting > FG]
             players(env.games, env._movers)

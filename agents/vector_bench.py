@@ -19,8 +19,9 @@ from collections.abc import Callable
 
 import numpy as np
 
-from agents.compiled import random_actions, seed
+from agents.compiled import random_actions
 from agents.vector import LearnerVectorEnv
+from kdenv.core.rng import draw_states
 from kdenv.kingdomino_v0 import raw_env
 from kdenv.rules import Rules
 from kdenv.vector import VectorEnv
@@ -49,10 +50,10 @@ def vector_rate(num_players: int, rules: Rules, num_envs: int, kind: dict, secon
     """Decisions/s of the vector env observing ``kind`` (its keywords) with random legal actions."""
     venv = VectorEnv(num_envs, num_players, rules=rules, copy=False, **kind)
     venv.reset(seed=0)
-    actions = np.zeros(num_envs, np.int64)
+    actions, draws = np.zeros(num_envs, np.int64), draw_states(np.random.default_rng(0), num_envs)
 
     def step() -> int:
-        random_actions(venv._mask, actions)
+        random_actions(venv._mask, actions, draws)
         venv.step(actions)
         return num_envs
 
@@ -65,10 +66,10 @@ def learner_rate(opponent: str, num_envs: int, gains: bool, seconds: float) -> t
         num_envs, 4, opponents=[opponent] * 3, middle_kingdom=True, harmony=True, gains=gains, copy=False
     )
     venv.reset(seed=0)
-    actions = np.zeros(num_envs, np.int64)
+    actions, draws = np.zeros(num_envs, np.int64), draw_states(np.random.default_rng(0), num_envs)
 
     def step() -> int:
-        random_actions(venv.env._mask, actions)
+        random_actions(venv.env._mask, actions, draws)
         venv.step(actions)
         return num_envs
 
@@ -98,7 +99,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=2.0, help="seconds per figure (default 2)")
     parser.add_argument("--short", action="store_true", help="4 players and 64 games only (a quick check)")
     args = parser.parse_args(argv)
-    seed(0)
     sizes = (64,) if args.short else (1, 64, 256)
     tables = {"4 players": TABLES["4 players"]} if args.short else TABLES
     best = 0.0

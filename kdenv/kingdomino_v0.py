@@ -52,7 +52,8 @@ discards the domino in hand (legal only when it cannot be placed, or with ``volu
 owns two kings and may act twice in a row.
 
 Illegal moves: ``raw_env.step`` raises :class:`kdenv.errors.IllegalMoveError` naming the move and the
-reason (outside the space, masked out, or against the rules), leaving the game unchanged. ``env()``
+reason (outside the space, masked out, or against the rules), leaving the game unchanged; once the game is
+over, ``step(None)`` takes each done agent out (PettingZoo's convention) and any other action raises it too. ``env()``
 follows the classic games' convention, that of ``TerminateIllegalWrapper(illegal_reward=-1)``: an illegal
 move ends the game with -1 for the offender and 0 for the others (the reason is in
 ``infos[agent]["illegal_move"]``, and PettingZoo's illegal-move warning is logged). It is built into
@@ -116,7 +117,7 @@ from kdenv.errors import IllegalMoveError, KingdominoError
 from kdenv.game import OVER, PLACE, Game
 from kdenv.render import render_ansi, render_rgb
 from kdenv.replay import to_record
-from kdenv.rules import Rules
+from kdenv.rules import Rules, player_count
 
 REWARDS = ("rank", "margin", "score")
 
@@ -229,6 +230,7 @@ class raw_env(AECEnv, EzPickle):
             rules, mighty_duel, kingdom_size=kingdom_size, middle_kingdom=middle_kingdom, harmony=harmony,
             voluntary_discard=voluntary_discard,
         )  # fmt: skip
+        num_players = player_count(num_players)
         self.rules.setup(num_players)  # a clear error for an impossible table
         self.num_players = num_players
         self.reward = reward
@@ -298,7 +300,9 @@ class raw_env(AECEnv, EzPickle):
         return self.game
 
     def observe(self, agent: str) -> dict[str, Any]:
-        seat = self._seat[agent]
+        seat = self._seat.get(agent)
+        if seat is None:
+            raise KingdominoError(f"no agent {agent!r} at this table; the agents are {', '.join(self.possible_agents)}")
         game = self.dealt
         if agent == self.agent_selection and game.phase != OVER:
             mask = action_mask(game)
@@ -308,8 +312,8 @@ class raw_env(AECEnv, EzPickle):
 
     def step(self, action: Any) -> None:
         agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            self._was_dead_step(action)
+        if agent not in self.terminations or self.terminations[agent] or self.truncations[agent]:
+            self._step_out(action, agent)
             return
         game = self.dealt
         player, placing = game.current_player, game.phase == PLACE
@@ -323,6 +327,14 @@ class raw_env(AECEnv, EzPickle):
         self._reward(game, agent, player, placing)
         if self.render_mode == "human":
             self.render()
+
+    def _step_out(self, action: Any, agent: str) -> None:
+        """After the game: ``step(None)`` takes a done agent out of ``agents`` (PettingZoo's convention); any
+        other action is an IllegalMoveError saying so, instead of PettingZoo's ValueError."""
+        if action is not None or agent not in self.terminations:
+            done = "every agent has stepped out" if agent not in self.terminations else f"step(None) for {agent}"
+            raise IllegalMoveError(f"action {action!r} by {agent}: the game is over; {done}, or reset() for a new game")
+        self._was_dead_step(action)
 
     def _index(self, action: Any, agent: str) -> int:
         """``action`` as an index of the action space; an IllegalMoveError for anything else."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import asdict, dataclass, fields
 
 from kdenv.errors import KingdominoError
@@ -78,6 +79,7 @@ class Rules:
 
     def setup(self, num_players: int) -> tuple[int, int]:
         """(kings per player, dominoes in play) for ``num_players``; raises for impossible tables."""
+        num_players = player_count(num_players)
         if num_players not in (2, 3, 4):
             raise KingdominoError(f"Kingdomino is for 2, 3 or 4 players, not {num_players}")
         if self.mighty_duel and num_players != 2:
@@ -85,6 +87,14 @@ class Rules:
         if num_players == 2:
             return 2, 48 if self.mighty_duel else 24
         return 1, 12 * num_players
+
+
+def player_count(num_players: object) -> int:
+    """``num_players`` as an int, or a KingdominoError for anything but an integer (``"4"``, ``4.0``, True),
+    which would otherwise fail later in Python's or Gymnasium's words."""
+    if isinstance(num_players, bool) or not isinstance(num_players, numbers.Integral):
+        raise KingdominoError(f"num_players must be an integer 2, 3 or 4, not {num_players!r}")
+    return int(num_players)
 
 
 STUDY_RULES = Rules(middle_kingdom=True, harmony=True)

@@ -179,11 +179,19 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         return game
 
     def _actions(self, actions: Any) -> np.ndarray:
+        """``actions`` as int64, one per env; an IllegalMoveError for anything else, and a KingdominoError
+        before the first reset (no game is dealt)."""
+        if not self.games.deck[0, 0]:  # every deal fills the deck with dominoes 1..48
+            raise KingdominoError("no games dealt yet: call reset() before step()")
         array = np.asarray(actions)
         if array.shape != (self.num_envs,) or not np.issubdtype(array.dtype, np.integer):
             raise IllegalMoveError(
                 f"actions must be {self.num_envs} integers, one per env, not {array.dtype} of shape {array.shape}"
             )
+        if array.dtype == np.uint64:  # values past int64's range would wrap round to negative ones
+            past = np.flatnonzero(array > np.iinfo(np.int64).max)
+            if past.size:
+                raise IllegalMoveError(f"env {past[0]}: {self.reason(int(past[0]), int(array[past[0]]))}")
         return array.astype(np.int64, copy=False)
 
     def _deal(self, rows: np.ndarray) -> None:

@@ -32,7 +32,7 @@ from kdenv.encoding import action_mask
 from kdenv.errors import IllegalMoveError, KingdominoError
 from kdenv.game import Game
 from kdenv.kingdomino_v0 import raw_env
-from kdenv.rules import Rules
+from kdenv.rules import Rules, player_count
 from kdenv.view import PublicView
 
 
@@ -62,7 +62,13 @@ class _PolicyOpponent:
 
     def act(self, view: PublicView) -> int:
         game = self.env.dealt
-        return int(self.policy(self.env.encoder.encode(game, self.seat), action_mask(game)))
+        action = np.asarray(self.policy(self.env.encoder.encode(game, self.seat), action_mask(game)))
+        if action.size != 1 or not np.issubdtype(action.dtype, np.integer):
+            raise KingdominoError(
+                f"opponent {self.spec!r} in seat {self.seat} returned {action.tolist()!r}, not an action: "
+                f"a policy returns one integer of {self.env.action_space(self.env.agent_selection)}"
+            )
+        return int(action.reshape(()))
 
 
 class SingleAgentEnv(gymnasium.Env):
@@ -83,6 +89,7 @@ class SingleAgentEnv(gymnasium.Env):
     ) -> None:
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise KingdominoError(f"unknown render_mode {render_mode!r}; choose from ansi, rgb_array")
+        num_players = player_count(num_players)
         if seat is not None and not 0 <= seat < num_players:
             raise KingdominoError(f"seat {seat} does not exist at a {num_players}-player table (0..{num_players - 1})")
         self.aec = raw_env(

@@ -13,6 +13,7 @@ BENCHMARKS: dict[str, str] = {
     "vector": "agents.vector_bench",  # the vector env and the learner's view, against the AEC env
     "train": "training.ppo.bench_train",  # MaskablePPO learner steps/s on the vector env, and where time goes
     "ray": "training.arena.bench_ray",  # tournament games/s on Ray against the local backend
+    "soak": "training.soak",  # not a speed: random decisions in every set-up through both envs, every game checked
 }
 
 

@@ -132,6 +132,26 @@ def test_raw_env_raises_clear_errors_and_leaves_the_game_unchanged() -> None:
         raw_env(num_players=4, mighty_duel=True)
 
 
+def test_misuse_of_the_api_is_a_kingdomino_error_naming_the_problem() -> None:
+    aec = raw_env(num_players=2)
+    aec.reset(seed=5)
+    with pytest.raises(KingdominoError, match="no agent 'nosuch' at this table; the agents are player_0, player_1"):
+        aec.observe("nosuch")
+    while not aec.game.is_over:
+        aec.step(int(np.flatnonzero(aec.observe(aec.agent_selection)["action_mask"])[0]))
+    assert aec.last()[2]  # last() still tells the agent its game is over
+    agent = aec.agent_selection
+    with pytest.raises(KingdominoError, match=f"action 0 by {agent}: the game is over; step\\(None\\) for {agent}"):
+        aec.step(0)
+    while aec.agents:
+        aec.step(None)  # the done agents step out, as PettingZoo's loop does
+    with pytest.raises(KingdominoError, match="the game is over; every agent has stepped out, or reset"):
+        aec.step(0)
+    for players in ("4", 4.0, True):
+        with pytest.raises(KingdominoError, match=f"num_players must be an integer 2, 3 or 4, not {players!r}"):
+            raw_env(num_players=players)
+
+
 def test_env_ends_the_game_on_an_illegal_move_like_the_classic_games() -> None:
     aec = env(num_players=3)
     aec.reset(seed=2)

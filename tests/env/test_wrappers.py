@@ -88,6 +88,18 @@ def test_callable_opponents_see_their_own_observation_and_mask() -> None:
         env.set_opponents(["no-such-player"])
 
 
+def test_a_policy_that_returns_no_action_and_a_player_count_that_is_no_integer_are_named() -> None:
+    def silent(observation: dict, mask: np.ndarray) -> None:
+        return None
+
+    env = KingdominoSingleAgentEnv(2, opponents=[silent], seat=1)
+    with pytest.raises(KingdominoError, match="opponent 'silent' in seat 0 returned None, not an action"):
+        env.reset(seed=0)
+    for players in ("4", 4.0):
+        with pytest.raises(KingdominoError, match=f"num_players must be an integer 2, 3 or 4, not {players!r}"):
+            KingdominoSingleAgentEnv(num_players=players)
+
+
 def test_illegal_learner_move_ends_the_episode_or_raises() -> None:
     env = KingdominoSingleAgentEnv(4, seat=0)
     env.reset(seed=0)

@@ -3,8 +3,10 @@
 import numpy as np
 import pytest
 
+from agents.kernel import Snapshot
 from agents.vector import LearnerVectorEnv
 from kdenv.errors import IllegalMoveError, KingdominoError
+from kdenv.game import Game
 from kdenv.kingdomino_v0 import raw_env
 from kdenv.replay import replay_record
 from kdenv.rules import Rules
@@ -122,3 +124,31 @@ def test_an_env_its_checks_refuse_is_one_error_and_nothing_more_when_collected(m
         (LearnerVectorEnv if make == "learner" else KingdominoVecEnv)(**keywords)
     gc.collect()
     assert unraisable == []
+
+
+def test_envs_stepped_in_turn_and_searches_between_them_leave_each_env_its_own_games():
+    """Each env's compiled opponents draw from its own generators: two envs of one seed, stepped in turn with a
+    third of another seed and a search playout between their steps, play the games each plays alone."""
+
+    def env(seed):
+        venv = LearnerVectorEnv(3, 4, opponents=["fg", "gprd", "random"])
+        venv.reset(seed=seed)
+        return venv, np.random.default_rng(seed)
+
+    def step(venv, rng):
+        venv.step(random_actions(venv.action_masks(), rng))
+
+    def moves(venv):
+        return [r["moves"] for r in venv.records()] + [venv.env.game(i).moves for i in range(venv.num_envs)]
+
+    alone = env(4)
+    for _ in range(40):
+        step(*alone)
+    first, second, other = env(4), env(4), env(5)
+    snapshot = Snapshot(Game(4, Rules(), seed=1))
+    for k in range(40):
+        step(*first)
+        snapshot.play(k)
+        step(*other)
+        step(*second)
+    assert moves(first[0]) == moves(second[0]) == moves(alone[0]) != moves(other[0])

@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kdenv.errors import IllegalMoveError
+from kdenv.errors import IllegalMoveError, KingdominoError
 from kdenv.kingdomino_v0 import REWARDS, raw_env
 from kdenv.replay import replay_record
 from kdenv.vector import VectorEnv
@@ -100,6 +100,15 @@ def test_an_illegal_action_names_the_env_and_the_reason_and_changes_no_game():
         venv.step(actions[:2])
     assert all(np.array_equal(a, b) for a, b in zip(before, venv.games, strict=True))
     venv.step(actions)  # the legal actions still play
+
+
+def test_a_step_before_reset_asks_for_reset_and_a_huge_unsigned_action_is_named_as_given():
+    venv = VectorEnv(2, 4)
+    with pytest.raises(KingdominoError, match=r"call reset\(\) before step\(\)"):
+        venv.step(np.zeros(2, np.int64))
+    venv.reset(seed=0)
+    with pytest.raises(IllegalMoveError, match=f"env 1: action {2**64 - 1} is outside the action space"):
+        venv.step(np.array([325, 2**64 - 1], np.uint64))
 
 
 def test_spaces_describe_the_observations():

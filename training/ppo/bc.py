@@ -24,9 +24,9 @@ import numpy as np
 import torch
 
 from agents.compiled import FG, GPRD, teacher_moves, workspace
-from agents.compiled import seed as seed_policies
 from agents.ppo_player import masked_logits
 from kdenv.actions import discard_action, pick_action
+from kdenv.core.rng import draw_states
 from kdenv.encoding import SCORE_SCALE, table_of
 from kdenv.game import PICK, Game
 from kdenv.rules import Rules
@@ -74,7 +74,7 @@ def teacher_decisions(
     t = venv.tables
     obs, info = venv.reset(seed=seed)
     rng = np.random.default_rng(seed)
-    seed_policies(int(rng.integers(2**32)))
+    draws = draw_states(rng, num_envs)  # the teacher's generators, one per game
     rows, plans, work = np.arange(num_envs), np.full(num_envs, -1, np.int64), workspace(t.cells)
     targets = np.zeros((num_envs, t.num_actions), np.bool_)
     actions = np.zeros(num_envs, np.int64)
@@ -85,7 +85,7 @@ def teacher_decisions(
     finished = emitted = 0
     while emitted < games:
         movers = info["current_player"]
-        teacher_moves(venv.games, t, rows, TEACHERS[teacher], plans, work, targets, actions)
+        teacher_moves(venv.games, t, rows, TEACHERS[teacher], plans, work, targets, actions, draws)
         if student is not None and students[rows, movers].any():
             played = np.flatnonzero(students[rows, movers])
             sub = {key: obs[key][played] for key in ("board", "features")}
