@@ -8,6 +8,7 @@ Spec: ``az:default,simulations=64`` (options: ``simulations=N`` or ``seconds=S``
 ``seconds=1``; ``clock`` wall|cpu; ``root`` gumbel|puct; ``considered=16`` Gumbel's root actions; ``c=1.25``
 PUCT's exploration; ``c_visit=50``, ``c_scale=0.1`` sigma's constants; ``values`` views|mover|seats (default:
 seats where the checkpoint has a value per seat, else views); ``batch=16`` leaves per forward pass;
+``rollout`` none|random|gprd|fg and ``mix=0.5``: leaves also played out, their value mixed;
 ``sample`` true|false (Gumbel noise at the root; puct: play by visits); ``seed=N``).
 """
 
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.az_search import Clock, Result, Search, Settings
+from agents.az_search import ROLLOUTS, Clock, Result, Search, Settings
 from agents.base import Player
 from agents.evaluator import VALUES, Evaluator
 from agents.kernel import Snapshot
@@ -44,6 +45,8 @@ class AZPlayer(Player):
         c_scale: str = "0.1",
         values: str = "",
         batch: str = "16",
+        rollout: str = "none",
+        mix: str = "0.5",
         sample: str = "false",
         seed: str | None = None,
     ) -> None:
@@ -57,7 +60,11 @@ class AZPlayer(Player):
             c_scale=number("c_scale", c_scale, float, 0.0),
             batch=int(number("batch", batch, int, 1, least=True)),
             sample=flag("sample", sample),
+            rollout=choice("rollout", rollout, ("none", *ROLLOUTS)),
+            mix=number("mix", mix, float, 0.0, least=True),
         )
+        if self.settings.mix > 1:
+            raise ValueError(f"mix={mix!r} must be at most 1 (the rollout's share of a leaf's value)")
         self.values = choice("values", values, VALUES) if values else ""
         self.base_seed = int(number("seed", seed, int, 0, least=True)) if seed is not None else None
         self.network = PPOPlayer(path)  # reads the checkpoint (one-line errors), and the table's with seat_at

@@ -11,6 +11,8 @@
   without replacement and sequential halving (``root="gumbel"``, Danihelka et al. 2022), or PUCT
   (``root="puct"``). The output is the improved policy, softmax(logits + sigma(completed Q)), with Q
   completed by the mixed value and sigma as in mctx's ``qtransform_completed_by_mix_value``.
+* **Rollouts.** Optionally (``rollout=fg``), each leaf is also played out to the end by a compiled policy, and
+  its value mixes the network's and the rollout's (AlphaGo's lambda, ``mix``).
 * **Batches.** Leaves of ``batch`` simulations (kept apart by a virtual loss) are stepped, observed and
   evaluated together, in one compiled call and one forward pass.
 """
@@ -24,13 +26,16 @@ from typing import NamedTuple
 
 import numpy as np
 
+from agents.compiled import FG, GPRD, RANDOM, finish_rows
 from kdenv.core.branch import branch, observe_seats
 from kdenv.core.machine import DRAWN, KING, PHASE, PICKING, QUEUE, games
 from kdenv.core.observe import redraw_rows, seen
+from kdenv.core.rng import draw_states
 from kdenv.core.tables import Tables
 
 VIRTUAL_LOSS = 1.0  # subtracted from the mover's value of an edge while a simulation through it waits
 MAX_DEPTH = 96  # the longest game (2 moves a domino, 48 dominoes)
+ROLLOUTS = {"random": RANDOM, "gprd": GPRD, "fg": FG}  # the rollout policies, as compiled policy codes
 
 
 @dataclass(frozen=True)
@@ -44,6 +49,8 @@ class Settings:
     c_scale: float = 0.1
     batch: int = 16
     sample: bool = False  # Gumbel noise at the root (else its top actions by prior); puct: play by visits
+    rollout: str = "none"  # none | random | gprd | fg: also play each leaf out with that policy (compiled)
+    mix: float = 0.5  # a leaf's value: (1 - mix) * the network's + mix * the rollout's (AlphaGo's lambda)
 
 
 class Node:
@@ -123,6 +130,7 @@ class Search:
         """The search of :meth:`run` as a generator: it yields each batch of leaves and is sent their
         (logits, values); it returns the :class:`Result`. :func:`drive` runs several at once."""
         self.root_games, self.rng = root_games, rng
+        self.draws = draw_states(rng, self.settings.batch)  # the rollouts' generators, one per leaf row
         drawn = int(root_games.counters[0, DRAWN])
         self.deck, self.drawn = root_games.deck[0].copy(), drawn
         root = (yield from self._evaluate([(None, [], None)]))[0]
@@ -242,6 +250,10 @@ class Search:
                           self.mask[:m], self.work)  # fmt: skip
             board = self.board[:m].reshape(m, t.num_planes, t.width, t.width)
             logits, values = yield Batch(board, self.features[:m], self.mask[:m], movers)
+            if self.settings.rollout != "none":
+                rolled = np.zeros_like(values)
+                finish_rows(g, t, live, ROLLOUTS[self.settings.rollout], self.draws, rolled)
+                values = (1.0 - self.settings.mix) * values + self.settings.mix * rolled
             for j, k in enumerate(live.tolist()):
                 legal = np.flatnonzero(self.mask[j * views])
                 c = g.counters[k]

@@ -52,6 +52,7 @@ from kdenv.core.machine import (
     ROUND,
     apply,
     copy_game,
+    placings,
     player,
     standings,
 )
@@ -375,6 +376,26 @@ def playout(start, g, t, policies, epsilon, first, seed, shuffle, out):
         made += 1
     standings(g, 0, t, out)
     return made
+
+
+@jit
+def finish_rows(g, t, rows, policy, draws, values):
+    """Play each game ``rows[k]`` of ``g`` to its end with ``policy`` in every seat, drawing from ``draws[i]``
+    (per game i); ``values[k]`` each player's rank reward (+1 first ... -1 last): a search's rollouts."""
+    work = workspace(t.cells)
+    plans = np.full(g.counters.shape[0], -1)
+    n = t.num_players
+    final = np.empty((n, 3), np.int64)
+    places = np.empty(n, np.float64)
+    for k in range(rows.shape[0]):
+        i = rows[k]
+        c = g.counters[i]
+        while c[PHASE] != FINISHED:
+            apply(g, i, t, choose(g, i, t, policy, 0.0, plans, work, draws))
+        standings(g, i, t, final)
+        placings(final, places)
+        for p in range(n):
+            values[k, p] = 1.0 - 2.0 * places[p] / (n - 1)
 
 
 # ----- opponents in the vector env -------------------------------------------------------------------

@@ -152,3 +152,18 @@ def test_one_simulation_plays_the_network_s_most_probable_move():
         az.reset(game.current_player, seed=0)
         ppo.reset(game.current_player, seed=0)
         assert az.act(PublicView(game)) == ppo.act(PublicView(game))
+
+
+def test_with_mix_1_a_leaf_is_valued_by_its_rollout_alone():
+    """rollout=fg, mix=1: every node's value is the rank reward of one Full-Greedy playout of its game (sums to 0,
+    each a third of a whole at 4 players), where the network's values are not."""
+    player = make_player("az:default,simulations=16,root=puct,rollout=fg,mix=1", 4, STUDY_RULES)
+    player.reset(0, seed=3)
+    root = player.search(busy_view()).root
+    nodes = [root, *(child for child in root.children if isinstance(child, Node))]
+    assert len(nodes) > 1
+    for node in nodes:
+        assert abs(node.value.sum()) < 1e-9
+        assert np.allclose(node.value * 3, np.round(node.value * 3)) and np.all(np.abs(node.value) <= 1)
+    network = make_player("az:default,simulations=1", 4, STUDY_RULES).search(busy_view()).root.value
+    assert not np.allclose(network * 3, np.round(network * 3))
