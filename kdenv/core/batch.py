@@ -28,7 +28,8 @@ def first_illegal(mask, actions, rows):
 def play(s, g, t, i, action, reward, paid, rewards, ended):
     """Play a legal ``action`` in game ``i``: redraw the mover's kingdom, pay the rewards of the move into
     ``rewards[i]`` (``paid``: each player's score already paid by the ``SCORE`` reward) and note in
-    ``ended[i]`` whether the game is over. Kingdoms are redrawn only where planes are kept or paid for."""
+    ``ended[i]`` whether the game is over. Kingdoms are redrawn (:func:`kdenv.core.observe.redraw`) only where
+    planes are kept (observations, the gains' properties with them) or scores are paid for."""
     mover = player(g, i)
     placing = g.counters[i, PHASE] == PLACING
     apply(g, i, t, action)

@@ -226,13 +226,57 @@ def _joined(terrain, labels, sizes, crs, t, kind, a, b, squares, crowns):
     return joined * (total_crowns + crowns) - total_score, joined
 
 
+@jit
+def joins(terrain, labels, sizes, crs, box, t, out):
+    """What a square laid on each empty cell x of the window would join, per terrain k: ``out[0, k, x]`` one
+    more than the squares of the properties of k next to x, ``out[1, k, x]`` their crowns and ``out[2, k, x]``
+    their score, so that a square of k with c crowns there adds ``out[0] * (out[1] + c) - out[2]``."""
+    neighbours, width = t.neighbours, t.width
+    r_lo, r_hi, c_lo, c_hi = window(box, t)
+    for r in range(r_lo, r_hi + 1):
+        for c in range(c_lo, c_hi + 1):
+            x = r * width + c
+            if terrain[x] != EMPTY:
+                continue
+            for kind in range(CASTLE):
+                out[0, kind, x], out[1, kind, x], out[2, kind, x] = 1, 0, 0
+            for d in range(4):
+                y = neighbours[x, d]
+                index = labels[y] if y >= 0 else -1
+                if index < 0 or _seen_before(neighbours, labels, x, d, index):
+                    continue
+                kind = terrain[y]
+                out[0, kind, x] += sizes[index]
+                out[1, kind, x] += crs[index]
+                out[2, kind, x] += sizes[index] * crs[index]
+
+
 @jit(inline=True)
-def best_gain(terrain, reach, box, labels, sizes, crs, t, number, out):
+def _seen_before(neighbours, labels, x, d, index):
+    """Whether property ``index`` lies next to cell ``x`` in a direction before ``d``."""
+    for e in range(d):
+        z = neighbours[x, e]
+        if z >= 0 and labels[z] == index:
+            return True
+    return False
+
+
+@jit(inline=True)
+def best_gain(terrain, reach, box, labels, sizes, crs, joined, t, number, out):
     """The most property score domino ``number`` could add to the kingdom (0 if it cannot be placed), as
-    ``Kingdom.best_gain``; ``labels``: its properties, ``out``: room for the placements."""
+    ``Kingdom.best_gain``; ``labels``: its properties, ``joined``: their :func:`joins`, ``out``: room for
+    the placements. Halves of two terrains join properties apart, and read ``joined``."""
     best = 0
-    for k in range(placements(terrain, reach, box, t, number, out)):
-        best = max(best, gain(terrain, labels, sizes, crs, t, number, out[k])[0])
+    count = placements(terrain, reach, box, t, number, out)
+    ta, ca, tb, cb = t.halves[number, 0], t.halves[number, 1], t.halves[number, 2], t.halves[number, 3]
+    if ta == tb:
+        for k in range(count):
+            best = max(best, gain(terrain, labels, sizes, crs, t, number, out[k])[0])
+        return best
+    for k in range(count):
+        a, b = cells_of(out[k], t)
+        score = joined[0, ta, a] * (joined[1, ta, a] + ca) - joined[2, ta, a]
+        best = max(best, score + joined[0, tb, b] * (joined[1, tb, b] + cb) - joined[2, tb, b])
     return best
 
 
@@ -240,12 +284,14 @@ def best_gain(terrain, reach, box, labels, sizes, crs, t, number, out):
 def standing(terrain, crowns, discards, t, out):
     """The kingdom's (score with bonuses, largest property, total crowns) into ``out``."""
     cells = terrain.shape[0]
-    labels, sizes, crs, stack = (
-        np.empty(cells, np.int64),
-        np.empty(cells, np.int64),
-        np.empty(cells, np.int64),
-        np.empty(cells, np.int64),
-    )
+    labelled_standing(terrain, crowns, discards, t, out, np.empty((3, cells), np.int64), np.empty(cells, np.int64))
+
+
+@jit
+def labelled_standing(terrain, crowns, discards, t, out, properties, stack):
+    """:func:`standing`, leaving the kingdom's properties in ``properties`` (3, cells): the labels, squares and
+    crowns of :func:`label` (what the gains read); ``stack``: room for the flood fill."""
+    labels, sizes, crs = properties[0], properties[1], properties[2]
     score = largest = total_crowns = 0
     for i in range(label(terrain, crowns, labels, sizes, crs, stack, t)):
         score += sizes[i] * crs[i]

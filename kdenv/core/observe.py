@@ -11,7 +11,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from kdenv.core.grid import CASTLE, EMPTY, best_gain, gain, label, standing, window
+from kdenv.core.grid import CASTLE, EMPTY, best_gain, gain, joins, labelled_standing, window
 from kdenv.core.jit import jit
 from kdenv.core.machine import (
     CLAIMS,
@@ -34,33 +34,46 @@ CURRENT_LINE, NEXT_LINE, HELD_DOMINO, DECISION, ROUND_FEATURE, SCORES, UNSEEN, G
 
 
 class Seen(NamedTuple):
-    """Each seat's planes and score as last drawn, per game."""
+    """Each seat's planes, score, properties and next-line gains as last drawn, per game.
+
+    Row i describes row i of a :class:`~kdenv.core.machine.Games` while every move goes through
+    :func:`kdenv.core.batch.play` (which redraws the mover's kingdom); a row dealt afresh needs
+    :func:`redraw_rows`, and a game row copied by :func:`~kdenv.core.machine.copy_game` needs its seen row
+    copied with it (:func:`copy_seen`) or drawn afresh (:func:`redraw_rows`)."""
 
     planes: np.ndarray  # (n, players, planes per kingdom, cells) float32
     scores: np.ndarray  # (n, players): score with bonuses
+    properties: np.ndarray  # (n, players, 3, cells): labels, squares and crowns per property (grid.label)
+    line_gains: np.ndarray  # (n, players, 2, kings): next line seen (-1: stale), best gain of each of its dominoes
     standing: np.ndarray  # (3,) scratch for a standing
-    properties: np.ndarray  # (4, cells) scratch for the gains: labels, sizes, crowns, stack
+    stack: np.ndarray  # (cells,) scratch for the flood fill
     spots: np.ndarray  # (4 * cells,) scratch for the gains: placements
+    joined: np.ndarray  # (3, terrains, cells) scratch for the gains: grid.joins
 
 
 def seen(n: int, t: Tables, planes: bool = True) -> Seen:
-    """Room for what ``n`` games' observations are made of (fill a game with :func:`redraw_all`); with
-    ``planes=False`` the scores alone, for masks without observations."""
+    """Room for what ``n`` games' observations are made of (fill games with :func:`redraw_rows`); with
+    ``planes=False`` no planes, for masks without observations."""
     return Seen(
         np.zeros((n, t.num_players, int(t.planes[0]), t.cells) if planes else (n, t.num_players, 0, 0), np.float32),
         np.zeros((n, t.num_players), np.int64),
+        np.zeros((n, t.num_players, 3, t.cells), np.int64),
+        np.full((n, t.num_players, 2, t.kings), -1, np.int64),
         np.zeros(3, np.int64),
-        np.zeros((4, t.cells), np.int64),
+        np.zeros(t.cells, np.int64),
         np.zeros(4 * t.cells, np.int64),
+        np.zeros((3, CASTLE, t.cells), np.int64),
     )
 
 
 @jit
 def redraw(s, g, i, p, t):
-    """Draw seat ``p``'s planes (if kept) and score in game ``i`` afresh from its kingdom."""
+    """Draw seat ``p``'s planes (if kept), score and properties in game ``i`` afresh from its kingdom; its
+    next-line gains go stale."""
     planes, terrain, crowns = s.planes[i, p], g.terrain[i, p], g.crowns[i, p]
-    standing(terrain, crowns, g.discards[i, p], t, s.standing)
+    labelled_standing(terrain, crowns, g.discards[i, p], t, s.standing, s.properties[i, p], s.stack)
     s.scores[i, p] = s.standing[0]
+    s.line_gains[i, p, 0, 0] = -1
     if planes.shape[0] == 0:
         return
     crown_plane, castle_plane, empty_plane, window_plane = t.planes[1], t.planes[2], t.planes[3], t.planes[4]
@@ -83,10 +96,20 @@ def redraw(s, g, i, p, t):
 
 @jit
 def redraw_rows(s, g, rows, t):
-    """Draw every seat of the games of ``rows`` afresh (new deals)."""
+    """Draw every seat of the games of ``rows`` afresh (new deals, games copied in without their seen rows)."""
     for i in rows:
         for p in range(t.num_players):
             redraw(s, g, i, p, t)
+
+
+@jit
+def copy_seen(src, i, dst, j):
+    """Make row ``j`` of ``dst`` a copy of row ``i`` of ``src``: what game ``j`` needs once
+    :func:`~kdenv.core.machine.copy_game` made it a copy of game ``i`` (cheaper than :func:`redraw_rows`)."""
+    dst.planes[j] = src.planes[i]
+    dst.scores[j] = src.scores[i]
+    dst.properties[j] = src.properties[i]
+    dst.line_gains[j] = src.line_gains[i]
 
 
 @jit(inline=True)
@@ -157,21 +180,37 @@ def observe(s, g, i, t, observer, board, features, mask, work):
 @jit
 def observe_gains(s, g, i, t, observer, count, work, board, features):
     """Write the gain planes of the ``count`` placements in ``work`` and the next line's gains in every
-    kingdom, as ``ObservationEncoder(gains=True)`` does."""
+    kingdom, as ``ObservationEncoder(gains=True)`` does: from the properties of :func:`redraw`, and each
+    seat's line gains kept until its kingdom changes or a new line is drawn."""
     n, draft, line = t.num_players, g.draft[i], g.counters[i, LINE]
-    labels, sizes, crs, stack = s.properties[0], s.properties[1], s.properties[2], s.properties[3]
-    first, acting = n * t.planes[0] + 4, draft[QUEUE, g.counters[i, KING]]
-    for j in range(n):  # each kingdom's properties are labelled once, for its placements and the line
+    acting, at = draft[QUEUE, g.counters[i, KING]], t.starts[GAINS]
+    if count:
+        first, number = n * t.planes[0] + 4, held_domino(g, i)
+        labels, sizes, crs = s.properties[i, acting, 0], s.properties[i, acting, 1], s.properties[i, acting, 2]
+        for k in range(count):
+            score = gain(g.terrain[i, acting], labels, sizes, crs, t, number, work[k])[0]
+            board[first + (work[k] & 3), work[k] >> 2] = score / t.gain_scale
+    for j in range(n):
         p = (observer + j) % n
-        terrain = g.terrain[i, p]
-        label(terrain, g.crowns[i, p], labels, sizes, crs, stack, t)
-        if count and p == acting:
-            number = held_domino(g, i)
-            for k in range(count):
-                score = gain(terrain, labels, sizes, crs, t, number, work[k])[0]
-                board[first + (work[k] & 3), work[k] >> 2] = score / t.gain_scale
+        known = s.line_gains[i, p]
+        if not same_line(known[0], draft[NEXT], line):
+            terrain, reach, box = g.terrain[i, p], g.reach[i, p], g.box[i, p]
+            labels, sizes, crs = s.properties[i, p, 0], s.properties[i, p, 1], s.properties[i, p, 2]
+            joins(terrain, labels, sizes, crs, box, t, s.joined)
+            for k in range(line):
+                number = draft[NEXT, k]
+                known[0, k], known[1, k] = number, 0
+                if number:
+                    known[1, k] = best_gain(terrain, reach, box, labels, sizes, crs, s.joined, t, number, s.spots)
         for k in range(line):
-            number = draft[NEXT, k]
-            if number:
-                best = best_gain(terrain, g.reach[i, p], g.box[i, p], labels, sizes, crs, t, number, s.spots)
-                features[t.starts[GAINS] + k * n + j] = best / t.gain_scale
+            features[at + k * n + j] = known[1, k] / t.gain_scale
+
+
+@jit(inline=True)
+def same_line(seen_line, next_line, line):
+    """Whether the first ``line`` dominoes seen are those of the next line (a line's dominoes are drawn once a
+    game, so they tell its round)."""
+    for k in range(line):  # noqa: SIM110 (numba compiles loops, not generators)
+        if seen_line[k] != next_line[k]:
+            return False
+    return True
