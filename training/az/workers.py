@@ -72,7 +72,10 @@ def _worker(connection, settings: dict, weights: dict, selfplay: SelfPlayConfig,
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the learner's process decides when to stop, and tells us
     play = make_selfplay(settings, weights, selfplay, seed)
     while True:
-        job = connection.recv()
+        try:
+            job = connection.recv()
+        except EOFError:  # the learner's process is gone (killed): so is its run
+            return
         if job is None:
             return
         games, new = job
