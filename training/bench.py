@@ -12,6 +12,7 @@ BENCHMARKS: dict[str, str] = {
     "vector": "agents.vector_bench",  # the vector env and the learner's view, against the AEC env
     "train": "training.ppo.bench_train",  # MaskablePPO learner steps/s on the vector env, and where time goes
     "ray": "training.arena.bench_ray",  # tournament games/s on Ray against the local backend
+    "selfplay": "training.az.bench",  # expert iteration: searched self-play decisions/s, learner samples/s, backends
 }
 
 

@@ -27,3 +27,12 @@ def test_a_tiny_run_with_ray_actors(tmp_path, local_ray):
     assert [line["iteration"] for line in lines["ray"]] == [1, 2]
     for key in ("positions", "games", "loss/policy", "loss/value"):  # the same games, wherever they are played
         assert [line[key] for line in lines["ray"]] == [line[key] for line in lines["local"]], key
+
+
+def test_bench_selfplay_measures_the_ray_backend_beside_the_local_one(local_ray, capsys):
+    from training.cli import main
+
+    options = ["--simulations", "2", "--parallel", "2", "--seconds", "0.2", "--games", "2", "--workers", "1"]
+    assert main(["bench", "selfplay", *options]) == 0
+    last = capsys.readouterr().out.splitlines()[-1]
+    assert "local processes" in last and "Ray actors" in last
