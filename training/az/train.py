@@ -68,8 +68,9 @@ def load_az_run_config(path: str | Path, overrides: list[str] | None = None) -> 
 
 
 def run_lock(run: RunDirectory) -> contextlib.AbstractContextManager:
-    """RUN LOCK: the one place where the run-directory lock of the reliability issue is to be taken (one
-    process per run directory); until that lands, no lock."""
+    """RUN LOCK: the one place where the run-directory lock of the reliability issue is taken (one process per
+    run directory; the lock being written holds a ``kdenv.files.FolderLock`` through ``RunDirectory.lock()``, a
+    context manager that frees it). Until it lands, no lock."""
     return contextlib.nullcontext()
 
 
