@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Generator
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -290,7 +290,7 @@ def _spot(where: tuple) -> tuple:
     return id(parent), a, key
 
 
-def drive(searches: list[Generator], evaluate: Evaluate) -> list:
+def drive(searches: list[Generator[Batch, tuple[np.ndarray, np.ndarray], Any]], evaluate: Evaluate) -> list:
     """Run searches (:meth:`Search.steps`) side by side, their leaves evaluated together in one call per round;
     their results, in order."""
     results: list = [None] * len(searches)

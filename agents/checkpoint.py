@@ -56,16 +56,19 @@ def read_checkpoint(path: str | Path) -> tuple[dict[str, Any], dict]:
     return settings, state
 
 
-def write_player(path: str | Path, settings: dict[str, Any], state: dict) -> None:
-    """A player-only checkpoint: ``kdenv.json`` (``settings``) and ``policy.pth`` (the state dict), nothing pickled."""
+def write_player(path: str | Path, settings: dict[str, Any], state: dict, optimizer: dict | None = None) -> None:
+    """A player-only checkpoint: ``kdenv.json`` (``settings``) and ``policy.pth`` (the state dict), nothing pickled;
+    with ``optimizer``, its state too (a training checkpoint that :func:`load_optimizer` reads)."""
     import torch
 
-    weights = io.BytesIO()
-    torch.save(state, weights)
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
         archive.writestr(SETTINGS_ENTRY, json.dumps(settings, indent=1))
-        archive.writestr(WEIGHTS_ENTRY, weights.getvalue())
+        for entry, tensors in ((WEIGHTS_ENTRY, state), (OPTIMIZER_ENTRY, optimizer)):
+            if tensors is not None:
+                data = io.BytesIO()
+                torch.save(tensors, data)
+                archive.writestr(entry, data.getvalue())
     write_atomically(path, buffer.getvalue())
 
 

@@ -99,8 +99,12 @@ class KingdomHeads(nn.Module):
         picks = torch.cat([fits, trunk[:, None, :].expand(-1, MAX_LINE, -1)], dim=2)
         return torch.cat([place, self.discard(trunk), self.pick(picks).squeeze(2)], dim=1)
 
+    def trunk(self, features: torch.Tensor) -> torch.Tensor:
+        """The shared trunk's vector of the extractor's output: what the value reads."""
+        return self._split(features)[1]
+
     def forward_critic(self, features: torch.Tensor) -> torch.Tensor:
-        return self.value(self._split(features)[1])
+        return self.value(self.trunk(features))
 
     def forward(self, features: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         return self.forward_actor(features), self.forward_critic(features)

@@ -14,6 +14,7 @@ BENCHMARKS: dict[str, str] = {
     "train": "training.ppo.bench_train",  # MaskablePPO learner steps/s on the vector env, and where time goes
     "ray": "training.arena.bench_ray",  # tournament games/s on Ray against the local backend
     "soak": "training.soak",  # not a speed: random decisions in every set-up through both envs, every game checked
+    "selfplay": "training.az.bench",  # expert iteration: searched self-play decisions/s, learner samples/s, backends
 }
 
 

@@ -12,7 +12,10 @@ from kdenv.errors import KingdominoError
 # subcommand -> (module, one-line help). Each module has add_arguments(parser) and run(args) -> int.
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "replay": ("kdenv.replay", "re-play and check game records (a .json or .jsonl file)"),
-    "bench": ("training.bench", "speed benchmarks (engine, env, playouts, vector, train, ray) and the soak test"),
+    "bench": (
+        "training.bench",
+        "speed benchmarks (engine, env, playouts, vector, train, ray, search, selfplay) and the soak test",
+    ),
     "tournament": ("training.tournament_cli", "head-to-head tournaments: ratings, tables, plots, game records"),
     "train": ("training.train_cli", "train a MaskablePPO player (vs scripted opponents or a self-play league)"),
     "play": ("training.play", "play a game against the agents in the terminal or, with --web, in the browser"),

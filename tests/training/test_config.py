@@ -12,14 +12,21 @@ from training.ppo.config import ConfigError, Stage, TrainConfig, config_from_dic
 def test_every_shipped_config_loads():
     from pathlib import Path
 
+    from training.az.config import az_config
     from training.ppo.config import read_yaml
     from training.rllib.config import rllib_config
 
     paths = sorted(Path("configs").glob("*.yaml"))
-    rllib = [path for path in paths if read_yaml(path).get("backend") == "rllib"]
-    tables = {load_config(path).env.num_players for path in paths if path not in rllib}
+    backends = {path: read_yaml(path).get("backend", "sb3") for path in paths}
+    rllib = [path for path in paths if backends[path] == "rllib"]
+    tables = {load_config(path).env.num_players for path in paths if backends[path] == "sb3"}
     assert tables == {2, 3, 4}
     assert {tuple(rllib_config(read_yaml(path)).rllib.opponents) for path in rllib} == {(), ("fg", "fg", "fg")}
+    az = {
+        (c.env.num_players, c.rules().kingdom_size)
+        for c in (az_config(read_yaml(p)) for p in paths if backends[p] == "az")
+    }
+    assert az == {(2, 5), (3, 5), (4, 5), (2, 7)}  # every table with a shipped network
 
 
 def test_shipped_configs_load():

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import signal
+from pathlib import Path
 
 import pytest
 
@@ -52,3 +53,15 @@ def test_a_run_holds_its_directory_and_a_failed_fresh_run_leaves_none(tmp_path):
     with pytest.raises(KeyError), RunDirectory.create(config):  # failed before it wrote more than its config
         raise KeyError
     assert [p.name for p in tmp_path.iterdir()] == [run.path.name]
+
+
+def test_kdenv_train_refuses_an_expert_iteration_run_another_process_trains(tmp_path, capsys):
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / CONFIG_FILE).write_text(Path("configs/az_smoke.yaml").read_text())
+    (run / LAST).write_bytes(b"")  # never read: the lock is taken first
+    with held_elsewhere(run) as holder:
+        assert main(["train", "configs/az_smoke.yaml", "--resume", str(run)]) == 2
+    err = capsys.readouterr().err
+    assert f"kdenv train: error: run directory {str(run)!r} is in use by process {holder.pid};" in err
+    assert err.count("\n") == 1

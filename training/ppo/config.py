@@ -231,7 +231,7 @@ def check(config: TrainConfig) -> None:
         raise ConfigError(f"config key 'eval.backend': {config.eval.backend!r} is not one of {', '.join(BACKENDS)}")
     if config.bc.teacher not in TEACHERS:
         raise ConfigError(f"config key 'bc.teacher': {config.bc.teacher!r} is not one of {', '.join(TEACHERS)}")
-    _check_device(config.ppo.device)
+    check_device(config.ppo.device)
     check_writable(Path(config.runs_dir))
     if config.init is not None:
         _check_init(config.init)
@@ -282,18 +282,18 @@ def _check_init(path: str) -> None:
         raise ConfigError(f"config key 'init': {err}") from None
 
 
-def _check_device(device: str) -> None:
-    """A torch device that exists on this machine."""
+def check_device(device: str, key: str = "ppo.device") -> None:
+    """A torch device that exists on this machine (config key ``key``)."""
     import torch
 
     try:
         kind = torch.device(device).type
     except (RuntimeError, TypeError):
-        raise ConfigError(f"config key 'ppo.device': {device!r} is not a torch device (e.g. cpu, cuda)") from None
+        raise ConfigError(f"config key {key!r}: {device!r} is not a torch device (e.g. cpu, cuda)") from None
     if kind == "cuda" and not torch.cuda.is_available():
-        raise ConfigError(f"config key 'ppo.device': {device!r}, but torch sees no CUDA device here; use cpu")
+        raise ConfigError(f"config key {key!r}: {device!r}, but torch sees no CUDA device here; use cpu")
     if kind not in ("cpu", "cuda", "mps"):
-        raise ConfigError(f"config key 'ppo.device': {device!r} is not supported; use cpu or cuda")
+        raise ConfigError(f"config key {key!r}: {device!r} is not supported; use cpu or cuda")
 
 
 def check_writable(runs_dir: Path) -> None:

@@ -15,11 +15,13 @@ def read_evaluations(path: str | Path) -> list[dict]:
 
 def _steps(value: float, _position: int) -> str:
     """A step count as a tick reads it: 200k, 1.5M."""
-    return f"{value / 1e6:g}M" if abs(value) >= 1e6 else f"{value / 1e3:g}k" if value else "0"
+    return f"{value / 1e6:g}M" if abs(value) >= 1e6 else f"{value / 1e3:g}k" if abs(value) >= 1e3 else f"{value:g}"
 
 
-def plot_learning_curve(runs: list[str | Path], out: str | Path, title: str = "", players: int = 4) -> None:
-    """Win rate (with 95% CI) and mean margin against each evaluation opponent, by learner step, as a PNG.
+def plot_learning_curve(runs: list[str | Path], out: str | Path, title: str = "", players: int = 4,
+                        xlabel: str = "learner steps (PPO)") -> None:  # fmt: skip
+    """Win rate (with 95% CI) and mean margin against each evaluation opponent, by learner step (what
+    ``xlabel`` names: an expert-iteration run counts iterations), as a PNG.
 
     ``runs`` are run directories (or eval.jsonl files) in training order: a run started from another's
     checkpoint (``init``) continues its curve, its steps offset by the steps already trained.
@@ -47,9 +49,9 @@ def plot_learning_curve(runs: list[str | Path], out: str | Path, title: str = ""
         wins.fill_between(steps, low, high, alpha=0.2)
         margin.plot(steps, mean_margin, marker="o", label=f"vs {players - 1} x {name}")
     wins.axhline(1 / players, color="grey", linestyle="--", linewidth=1, label=f"parity ({1 / players:.0%})")
-    wins.set(xlabel="learner steps (PPO)", ylabel="win rate (95% CI)", ylim=(0, 1))
+    wins.set(xlabel=xlabel, ylabel="win rate (95% CI)", ylim=(0, 1))
     margin.axhline(0, color="grey", linestyle="--", linewidth=1)
-    margin.set(xlabel="learner steps (PPO)", ylabel="mean margin (own - best other)")
+    margin.set(xlabel=xlabel, ylabel="mean margin (own - best other)")
     for axes in (wins, margin):
         axes.xaxis.set_major_formatter(_steps)
         axes.legend()

@@ -1,0 +1,17 @@
+"""`kdenv bench selfplay` runs in a short mode and prints each of its figures (speed is for the benchmark, not
+for tests; its Ray line is measured in tests/ray)."""
+
+from __future__ import annotations
+
+from training.cli import main
+
+
+def test_bench_selfplay_prints_decisions_learner_samples_and_shares(capsys):
+    options = ["--simulations", "2", "3", "--parallel", "2", "--seconds", "0.2", "--games", "2", "--workers", "1"]
+    assert main(["bench", "selfplay", *options, "--no-ray"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert "2 simulations:" in lines[1] and "3 simulations:" in lines[2]
+    assert all("search-labelled decisions/s (search" in line for line in lines[1:3])
+    assert "samples/s" in lines[3]
+    assert "learning" in lines[4] and "network" in lines[4]
+    assert lines[5].startswith("backends, 1 workers, 2 simulations: local processes")

@@ -1,0 +1,166 @@
+"""Expert iteration (``backend: az``): its targets are the search's, a tiny run goes end to end and its
+checkpoints play as ``ppo:`` and ``az:``, a stopped or killed run resumes with nothing logged twice, and a
+config of another backend is a one-line error."""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import zipfile
+
+import numpy as np
+import pytest
+
+from agents.arena import play_game
+from agents.az_search import Search
+from agents.registry import make_player
+from kdenv.core.machine import MADE, copy_game, games
+from kdenv.encoding import ObservationEncoder, action_mask
+from kdenv.game import Game
+from kdenv.replay import replay_record
+from kdenv.rules import STUDY_RULES
+from training.az.config import az_config
+from training.az.selfplay import SelfPlay
+from training.az.start import starting_network
+from training.az.train import LAST, train_az
+from training.az.workers import search_settings
+from training.cli import main
+from training.ppo.config import read_yaml
+
+SMOKE = "configs/az_smoke.yaml"
+TINY = ["warmup.games=2", "selfplay={games: 2, parallel: 2, simulations: 2, considered: 2, batch: 2}",
+        "eval={every: 1, games: 2, opponents: [fg], search_games: 0, workers: 1}"]  # fmt: skip
+
+
+def smoke(tmp_path, *overrides: str):
+    return az_config(read_yaml(SMOKE), [f"runs_dir={tmp_path}", *TINY, *overrides])
+
+
+def test_targets_are_the_search_output_and_the_seats_outcomes(tmp_path):
+    """At a searched decision the target is the improved policy of the search run from that game with the same
+    generator, spread over the action codec; the observation is the mover's; the values are every seat's rank
+    reward in the order of the per-seat head (the mover first)."""
+    config = smoke(tmp_path)
+    settings, policy = starting_network(config)
+    play = SelfPlay(settings, policy, 1, 3, search_settings(config.selfplay), seed=5)
+    while play.obs["action_mask"][0].sum() < 3:
+        play.step()
+    t = play.tables
+    before, rng = games(1, t), copy.deepcopy(play.rng)
+    copy_game(play.env.games, 0, before, 0)
+    mover, game = int(play.movers[0]), play.env.game(0)
+    play.step()
+    result = Search(t, 1, search_settings(config.selfplay)).run(play.evaluator, before, rng, 3)
+    board, features, mask, target, recorded = play.pending[0].rows[-1]
+    expected = np.zeros(t.num_actions, np.float32)
+    expected[result.root.actions] = result.policy
+    assert target == pytest.approx(expected) and recorded == mover
+    made = play.env.games.counters[0, MADE]
+    assert play.env.games.moves[0, made - 1, 1] == result.root.actions[result.chosen]  # the move played
+    encoded = ObservationEncoder(4, 5, gains=True).encode(game, mover)
+    assert board.astype(np.float32) == pytest.approx(encoded["board"], abs=1e-3)
+    assert features.astype(np.float32) == pytest.approx(encoded["features"], abs=1e-3)
+    assert mask.tolist() == action_mask(game).tolist()
+    searched = len(play.pending[0].rows)
+    done = []
+    while not done:
+        done = play.step()
+    final = replay_record(play.env.records()[0])
+    reward = np.array([1 - 2 * place / 3 for place in final.placings()])
+    values = done[0].values
+    assert len(done[0]) >= searched
+    assert values[searched - 1] == pytest.approx(np.roll(reward, -mover))
+
+
+@pytest.mark.slow
+def test_a_tiny_run_end_to_end_and_its_checkpoint_plays_as_ppo_and_az(tmp_path):
+    run = train_az(smoke(tmp_path, "iterations=2", "eval.search_games=4", "eval.search_simulations=2"))
+    for name in ("config.yaml", "last.zip", "best.zip", "eval.jsonl", "metrics.jsonl", "learning.png"):
+        assert (run / name).is_file(), name
+    assert list((run / "tb").rglob("events.out.tfevents.*"))
+    assert len(list((run / "buffer").glob("iter-*.npz"))) == 2
+    evaluations = [json.loads(line) for line in (run / "eval.jsonl").read_text().splitlines()]
+    assert [e["step"] for e in evaluations] == [0, 1, 2]
+    assert set(evaluations[-1]["results"]) == {"fg", "fg (az, 2 simulations)"}
+    for spec in (f"ppo:{run / LAST}", f"az:{run / LAST},simulations=2"):
+        player = make_player(spec, 4, STUDY_RULES)
+        game = play_game([player, *(make_player("fg") for _ in range(3))], Game(4, STUDY_RULES, 3))
+        assert game.is_over  # every move was legal
+
+
+def _start(tmp_path, *overrides: str) -> subprocess.Popen:
+    command = [sys.executable, "-m", "training.cli", "train", SMOKE, "--set", f"runs_dir={tmp_path}"]
+    for override in [*TINY, "iterations=1000", *overrides]:
+        command += ["--set", override]
+    return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def _wait_for_evaluations(tmp_path, count: int, process: subprocess.Popen) -> None:
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline and process.poll() is None:
+        logs = list(tmp_path.glob("*/eval.jsonl"))
+        if logs and len(logs[0].read_text().splitlines()) >= count:
+            return
+        time.sleep(0.5)
+    raise AssertionError(f"no {count} evaluations: {process.stderr.read() if process.poll() is not None else ''}")
+
+
+def _steps(run) -> list[int]:
+    return [json.loads(line)["step"] for line in (run / "eval.jsonl").read_text().splitlines()]
+
+
+def _saved_iteration(run) -> int:
+    with zipfile.ZipFile(run / LAST) as archive:
+        return json.loads(archive.read("kdenv.json"))["training"]["iteration"]
+
+
+@pytest.mark.slow
+def test_sigint_saves_and_resume_goes_on(tmp_path):
+    process = _start(tmp_path)
+    _wait_for_evaluations(tmp_path, 2, process)
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=120)
+    assert process.returncode == 130, err
+    assert "resume with kdenv train --resume" in err and "Traceback" not in err
+    run = next(tmp_path.glob("az_smoke-*"))
+    saved = _saved_iteration(run)
+    assert saved >= 1
+    assert main(["train", "--resume", str(run), "--set", f"iterations={saved + 1}"]) == 0
+    assert _saved_iteration(run) == saved + 1
+    steps = _steps(run)
+    assert steps == sorted(set(steps)) and steps[-1] == saved + 1
+
+
+@pytest.mark.slow
+def test_kill_9_then_resume_logs_no_evaluation_twice(tmp_path):
+    """Evaluations logged after the last checkpoint (here only iteration 0's) are dropped, and played again."""
+    process = _start(tmp_path, "checkpoint_every=1000")
+    _wait_for_evaluations(tmp_path, 3, process)
+    os.kill(process.pid, signal.SIGKILL)
+    process.communicate(timeout=60)
+    run = next(tmp_path.glob("az_smoke-*"))
+    assert _saved_iteration(run) == 0 and len(_steps(run)) >= 3
+    assert main(["train", "--resume", str(run), "--set", "iterations=2"]) == 0
+    assert _steps(run) == [0, 1, 2]
+    assert sorted(p.name.split("-")[1] for p in (run / "buffer").glob("iter-*.npz")) == ["0001", "0002"]
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["train", SMOKE, "--backend", "sb3"], "is a config for backend az"),
+        (["train", "configs/smoke.yaml", "--backend", "az"], "is a config for backend sb3"),
+        (["train", SMOKE, "--set", "selfplay.simulation=3"], "'selfplay.simulation'"),
+        (["train", SMOKE, "--set", "env.reward=score"], "rank reward"),
+        (["train", "configs/smoke.yaml", "--workers", "2"], "--workers is for backend az"),
+    ],
+)
+def test_config_errors_are_one_line(argv, expected, capsys):
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert expected in err and "\n" not in err and err.startswith("kdenv train: error:")

@@ -1,0 +1,158 @@
+"""The config of ``kdenv train`` with ``backend: az`` (expert iteration): the table and network sections of the
+PPO config, and the keys of self-play, the replay buffer, learning and evaluation. Unknown keys and bad values
+are one-line errors naming the dotted key, as there."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import field
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic.dataclasses import dataclass
+
+from kdenv.rules import Rules
+from training.ppo.config import (
+    AT_LEAST_ZERO,
+    BUDGET,
+    POSITIVE,
+    SECTION,
+    BCConfig,
+    ConfigError,
+    Count,
+    EnvConfig,
+    Flag,
+    NetworkConfig,
+    Real,
+    Section,
+    check_device,
+    check_env,
+    check_opponent,
+    check_writable,
+    validate,
+)
+
+INITS = ("default", "scratch")  # besides a checkpoint's path
+
+
+@dataclass(config=SECTION)
+class WarmupConfig:
+    """Fitting the fresh per-seat value head before self-play: games of the network itself, sampled."""
+
+    games: Annotated[Count, AT_LEAST_ZERO] = 256  # games of the starting network in every seat (0: no fit)
+    epochs: Annotated[Count, POSITIVE] = 4  # passes over their decisions
+    batch_size: Annotated[Count, POSITIVE] = 512
+    learning_rate: Annotated[Real, POSITIVE] = 1e-3
+
+
+@dataclass(config=SECTION)
+class SelfPlayConfig:
+    games: Annotated[Count, POSITIVE] = 64  # games finished per iteration (all workers together)
+    parallel: Annotated[Count, POSITIVE] = 32  # games stepped at once in each worker (their leaves batch together)
+    simulations: Annotated[Count, POSITIVE] = 16  # search budget per decision
+    considered: Annotated[Count, POSITIVE] = 16  # Gumbel: root actions sampled without replacement
+    batch: Annotated[Count, POSITIVE] = 16  # leaves of one search per round
+    c_visit: Annotated[Real, AT_LEAST_ZERO] = 50.0  # sigma's constants (agents.az_search.Settings)
+    c_scale: Annotated[Real, AT_LEAST_ZERO] = 0.1
+    workers: Annotated[Count, POSITIVE] = 1  # self-play processes (1: in the learner's process)
+    backend: Literal["local", "ray"] = "local"  # local processes, or Ray actors (each with a copy of the network)
+
+
+@dataclass(config=SECTION)
+class BufferConfig:
+    size: Annotated[Count, POSITIVE] = 100_000  # the window: the most recent labelled decisions kept
+
+
+@dataclass(config=SECTION)
+class LearnConfig:
+    learning_rate: Annotated[Real, POSITIVE] = 1e-3  # Adam
+    weight_decay: Annotated[Real, AT_LEAST_ZERO] = 1e-4
+    batch_size: Annotated[Count, POSITIVE] = 256
+    epochs: Annotated[Real, POSITIVE] = 4.0  # samples per new position: updates = epochs * new / batch_size
+    value_weight: Annotated[Real, AT_LEAST_ZERO] = 1.0  # weight of the per-seat value MSE beside the policy's CE
+    max_grad_norm: Annotated[Real, POSITIVE] = 1.0
+    min_positions: Annotated[Count, AT_LEAST_ZERO] = 2_000  # no update until the buffer holds this many
+
+
+@dataclass(config=SECTION)
+class AZEvalConfig:
+    every: Annotated[Count, AT_LEAST_ZERO] = 5  # iterations between evaluations (0: only at the start and end)
+    games: Annotated[Count, AT_LEAST_ZERO] = 200  # games of the raw network (ppo:) against each opponent
+    opponents: list[str] = field(default_factory=lambda: ["fg"])  # each plays all other seats
+    search_games: Annotated[Count, AT_LEAST_ZERO] = 40  # games of the az player against the first opponent
+    search_simulations: Annotated[Count, POSITIVE] = 32  # its fixed budget per decision
+    workers: Annotated[Count, POSITIVE] = 2  # processes for the az player's tournament
+
+
+@dataclass(config=SECTION)
+class AZConfig:
+    backend: Literal["az"] = "az"  # what makes `kdenv train` take this config
+    name: str = "az"  # run directory prefix: runs/<name>-<time>/
+    seed: Count = 0
+    runs_dir: str = "runs"
+    init: str = "default"  # default: the table's ppo:default network; scratch: imitation of fg (bc); or a path
+    iterations: Annotated[Count, POSITIVE] = 100  # self-play then learning, each
+    max_minutes: Annotated[Real | None, BUDGET] = None  # wall-clock budget of this invocation (None: none)
+    checkpoint_every: Annotated[Count, POSITIVE] = 1  # iterations between checkpoints (last.zip, buffer)
+    threads: Annotated[Count, POSITIVE] = 1  # torch threads of the learner's process
+    device: str = "cpu"  # torch device of the learner (cuda where one exists)
+    address: str | None = None  # with selfplay.backend ray: a running Ray cluster (auto, HOST:PORT); None: local
+    env: Section[EnvConfig] = field(default_factory=lambda: EnvConfig(gains=True))
+    network: Section[NetworkConfig] = field(default_factory=NetworkConfig)  # init scratch's; else the checkpoint's
+    warmup: Section[WarmupConfig] = field(default_factory=WarmupConfig)
+    bc: Section[BCConfig] = field(default_factory=lambda: BCConfig(games=2000))  # init scratch's imitation
+    selfplay: Section[SelfPlayConfig] = field(default_factory=SelfPlayConfig)
+    buffer: Section[BufferConfig] = field(default_factory=BufferConfig)
+    learn: Section[LearnConfig] = field(default_factory=LearnConfig)
+    eval: Section[AZEvalConfig] = field(default_factory=AZEvalConfig)
+    keep: Flag = True  # keep each evaluated network in snapshots/ (iter-NNNN.zip)
+
+    def rules(self) -> Rules:
+        return Rules.from_names(self.env.rules)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+def az_config(data: Any, overrides: list[str] | None = None) -> AZConfig:
+    """A checked AZConfig from a raw mapping plus ``key=value`` overrides."""
+    config = validate(data, overrides, AZConfig)
+    check_env(config.env)
+    if config.env.reward != "rank":
+        raise ConfigError(
+            f"config key 'env.reward': expert iteration learns the rank reward, got {config.env.reward!r}"
+        )
+    for spec in config.eval.opponents:
+        check_opponent(spec, "eval.opponents", league=())
+    if not config.eval.opponents:
+        raise ConfigError("config key 'eval.opponents' must list at least one player")
+    check_device(config.device, "device")
+    check_writable(Path(config.runs_dir))
+    if config.init != "scratch":
+        _check_init(config)
+    return config
+
+
+def init_checkpoint(config: AZConfig) -> str:
+    """The checkpoint file of ``init`` (default: the table's shipped one)."""
+    from agents.ppo_player import checkpoint_path
+
+    return checkpoint_path(config.init, config.env.num_players, config.rules().kingdom_size)
+
+
+def _check_init(config: AZConfig) -> None:
+    """``init`` is a checkpoint of this table and observation."""
+    from agents.checkpoint import CheckpointError, read_checkpoint
+    from agents.ppo_player import check_table, gains_of
+
+    path = init_checkpoint(config)
+    try:
+        settings, _ = read_checkpoint(path)
+        check_table(settings, config.env.num_players, config.rules().kingdom_size, f"checkpoint {path!r}")
+    except CheckpointError as err:
+        raise ConfigError(f"config key 'init': {err}") from None
+    if gains_of(settings) != config.env.gains:
+        raise ConfigError(
+            f"config key 'init': {path} observes gains={gains_of(settings)}, this run env.gains={config.env.gains}; "
+            "give the same in the config"
+        )
