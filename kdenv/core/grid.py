@@ -8,6 +8,8 @@ the castle) and ``box`` (min row, max row, min col, max col of its squares). The
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from kdenv.core.jit import jit
@@ -192,7 +194,7 @@ def gain(terrain, labels, sizes, crs, t, number, action):
     """(property-score change, squares of the largest property the domino ends up in) of laying domino
     ``number`` by placement ``action``."""
     a, b = cells_of(action, t)
-    ta, ca, tb, cb = t.halves[number, 0], t.halves[number, 1], t.halves[number, 2], t.halves[number, 3]
+    ta, ca, tb, cb = halves_of(number, t)
     if ta == tb:
         return _joined(terrain, labels, sizes, crs, t, ta, a, b, 2, ca + cb)
     score_a, squares_a = _joined(terrain, labels, sizes, crs, t, ta, a, -1, 1, ca)
@@ -201,54 +203,96 @@ def gain(terrain, labels, sizes, crs, t, number, action):
 
 
 @jit(inline=True)
+def halves_of(number, t):
+    """(terrain A, crowns A, terrain B, crowns B) of domino ``number``."""
+    return t.halves[number, 0], t.halves[number, 1], t.halves[number, 2], t.halves[number, 3]
+
+
+@jit(inline=True)
 def _joined(terrain, labels, sizes, crs, t, kind, a, b, squares, crowns):
     """(score change, squares) of the property that ``squares`` new squares of terrain ``kind`` (cell a, and
-    b if >= 0) with ``crowns`` form with the properties of that terrain next to them."""
+    b if >= 0) with ``crowns`` form with the properties of that terrain next to them.
+
+    Each property is counted once: the last five met are remembered, and no more than six lie next to a
+    domino's two (empty) cells."""
     neighbours = t.neighbours
     total_squares = total_crowns = total_score = 0
-    n = 8 if b >= 0 else 4
-    for k in range(n):
+    m1 = m2 = m3 = m4 = m5 = -1
+    for k in range(8 if b >= 0 else 4):
         x = neighbours[a, k] if k < 4 else neighbours[b, k - 4]
         if x < 0 or terrain[x] != kind:
             continue
         index = labels[x]
-        seen = False
-        for j in range(k):
-            y = neighbours[a, j] if j < 4 else neighbours[b, j - 4]
-            if y >= 0 and terrain[y] == kind and labels[y] == index:
-                seen = True
-                break
-        if not seen:
-            total_squares += sizes[index]
-            total_crowns += crs[index]
-            total_score += sizes[index] * crs[index]
+        if index in (m1, m2, m3, m4, m5):
+            continue
+        m1, m2, m3, m4, m5 = index, m1, m2, m3, m4
+        total_squares += sizes[index]
+        total_crowns += crs[index]
+        total_score += sizes[index] * crs[index]
     joined = total_squares + squares
     return joined * (total_crowns + crowns) - total_score, joined
 
 
+class Joins(NamedTuple):
+    """What a square laid on each empty cell of a kingdom's window would join (:func:`joins`): room to score
+    many placements of that kingdom with a few look-ups each."""
+
+    joined: np.ndarray  # (cells, terrains, 3): 1 + squares, crowns, score of the properties of a terrain next to x
+    openings: np.ndarray  # (cells,): bit d set where the next cell in direction d is empty and in the window
+    reached: np.ndarray  # (terrains, cells): the empty cells of the window where a half of the terrain connects
+    counts: np.ndarray  # (terrains,): how many ``reached`` holds of each terrain
+
+
+def joins_room(t) -> Joins:
+    """Room for one kingdom's :func:`joins` at the table of ``t``."""
+    return Joins(
+        np.zeros((t.cells, CASTLE, 3), np.int64),
+        np.zeros(t.cells, np.int64),
+        np.zeros((CASTLE, t.cells), np.int64),
+        np.zeros(CASTLE, np.int64),
+    )
+
+
 @jit
-def joins(terrain, labels, sizes, crs, box, t, out):
-    """What a square laid on each empty cell x of the window would join, per terrain k: ``out[0, k, x]`` one
-    more than the squares of the properties of k next to x, ``out[1, k, x]`` their crowns and ``out[2, k, x]``
-    their score, so that a square of k with c crowns there adds ``out[0] * (out[1] + c) - out[2]``."""
-    neighbours, width = t.neighbours, t.width
+def joins(terrain, reach, box, labels, sizes, crs, t, out):
+    """Fill ``out`` (:class:`Joins`) for a kingdom whose properties are ``labels``, ``sizes``, ``crs``, at the
+    cells of the window where a terrain connects (``reach``), the only ones next to its properties."""
+    neighbours, width, joined = t.neighbours, t.width, out.joined
     r_lo, r_hi, c_lo, c_hi = window(box, t)
+    out.counts[:] = 0
     for r in range(r_lo, r_hi + 1):
         for c in range(c_lo, c_hi + 1):
             x = r * width + c
             if terrain[x] != EMPTY:
                 continue
+            connects = False
             for kind in range(CASTLE):
-                out[0, kind, x], out[1, kind, x], out[2, kind, x] = 1, 0, 0
+                if reach[kind, x]:
+                    joined[x, kind, 0], joined[x, kind, 1], joined[x, kind, 2] = 1, 0, 0
+                    out.reached[kind, out.counts[kind]] = x
+                    out.counts[kind] += 1
+                    connects = True
+            if not connects:
+                continue
+            openings = 0  # the directions of placements (cell-major, as placements)
+            if c < c_hi and terrain[x + 1] == EMPTY:
+                openings |= 1
+            if r < r_hi and terrain[x + width] == EMPTY:
+                openings |= 2
+            if c > c_lo and terrain[x - 1] == EMPTY:
+                openings |= 4
+            if r > r_lo and terrain[x - width] == EMPTY:
+                openings |= 8
+            out.openings[x] = openings
             for d in range(4):
                 y = neighbours[x, d]
                 index = labels[y] if y >= 0 else -1
                 if index < 0 or _seen_before(neighbours, labels, x, d, index):
                     continue
                 kind = terrain[y]
-                out[0, kind, x] += sizes[index]
-                out[1, kind, x] += crs[index]
-                out[2, kind, x] += sizes[index] * crs[index]
+                joined[x, kind, 0] += sizes[index]
+                joined[x, kind, 1] += crs[index]
+                joined[x, kind, 2] += sizes[index] * crs[index]
 
 
 @jit(inline=True)
@@ -262,21 +306,63 @@ def _seen_before(neighbours, labels, x, d, index):
 
 
 @jit(inline=True)
-def best_gain(terrain, reach, box, labels, sizes, crs, joined, t, number, out):
-    """The most property score domino ``number`` could add to the kingdom (0 if it cannot be placed), as
-    ``Kingdom.best_gain``; ``labels``: its properties, ``joined``: their :func:`joins`, ``out``: room for
-    the placements. Halves of two terrains join properties apart, and read ``joined``."""
-    best = 0
-    count = placements(terrain, reach, box, t, number, out)
-    ta, ca, tb, cb = t.halves[number, 0], t.halves[number, 1], t.halves[number, 2], t.halves[number, 3]
+def _half(joined, reach, kind, crowns, x):
+    """What a square of terrain ``kind`` with ``crowns`` on empty cell x adds to the property score, from the
+    :func:`joins` ``joined`` (where that terrain does not connect, no property of it lies next to x)."""
+    if reach[kind, x]:
+        return joined[x, kind, 0] * (joined[x, kind, 1] + crowns) - joined[x, kind, 2]
+    return crowns
+
+
+@jit(inline=True)
+def _joined_score(terrain, reach, labels, sizes, crs, joined, t, halves, a, b):
+    """:func:`gain`'s score of laying a domino of ``halves`` (terrain A, crowns A, terrain B, crowns B) on
+    cells a, b: from the :func:`joins` ``joined`` where its halves are of two terrains."""
+    ta, ca, tb, cb = halves
     if ta == tb:
-        for k in range(count):
-            best = max(best, gain(terrain, labels, sizes, crs, t, number, out[k])[0])
-        return best
+        score = _joined(terrain, labels, sizes, crs, t, ta, a, b, 2, ca + cb)[0]
+    else:
+        score = _half(joined, reach, ta, ca, a) + _half(joined, reach, tb, cb, b)
+    return score
+
+
+@jit(inline=True)
+def placement_gains(terrain, labels, sizes, crs, t, number, actions, count, out):
+    """:func:`gain`'s score of each of the first ``count`` legal placements ``actions`` of domino ``number``
+    into ``out``: the domino's halves read once, where a call of :func:`gain` a placement takes numba's
+    reference counts on the tables each time (about twice the time)."""
+    ta, ca, tb, cb = halves_of(number, t)
     for k in range(count):
-        a, b = cells_of(out[k], t)
-        score = joined[0, ta, a] * (joined[1, ta, a] + ca) - joined[2, ta, a]
-        best = max(best, score + joined[0, tb, b] * (joined[1, tb, b] + cb) - joined[2, tb, b])
+        a, b = cells_of(actions[k], t)
+        if ta == tb:
+            out[k] = _joined(terrain, labels, sizes, crs, t, ta, a, b, 2, ca + cb)[0]
+        else:
+            score = _joined(terrain, labels, sizes, crs, t, ta, a, -1, 1, ca)[0]
+            out[k] = score + _joined(terrain, labels, sizes, crs, t, tb, b, -1, 1, cb)[0]
+
+
+@jit(inline=True)
+def best_gain(terrain, reach, labels, sizes, crs, j, t, number):
+    """The most property score domino ``number`` could add to the kingdom (0 if it cannot be placed), as
+    ``Kingdom.best_gain``; ``labels``: its properties, ``j``: their :func:`joins`.
+
+    Its legal placements are those whose half A connects (from ``j.reached``), then those whose half B alone
+    does: both cells empty in the window (``j.openings``)."""
+    halves = halves_of(number, t)
+    ta, tb = halves[0], halves[2]
+    best = 0
+    for q in range(j.counts[ta]):
+        a = j.reached[ta, q]
+        for d in range(4):
+            if j.openings[a] >> d & 1:
+                score = _joined_score(terrain, reach, labels, sizes, crs, j.joined, t, halves, a, a + t.steps[d])
+                best = max(best, score)
+    for q in range(j.counts[tb]):
+        b = j.reached[tb, q]
+        for e in range(4):
+            a = b + t.steps[e]
+            if j.openings[b] >> e & 1 and not reach[ta, a]:
+                best = max(best, _joined_score(terrain, reach, labels, sizes, crs, j.joined, t, halves, a, b))
     return best
 
 

@@ -82,7 +82,8 @@ def start_all(g, t, rows, decks, king_orders):
 
 @jit
 def copy_game(src, i, dst, j):
-    """Make game ``j`` of ``dst`` a copy of game ``i`` of ``src``."""
+    """Make game ``j`` of ``dst`` a copy of game ``i`` of ``src`` (its observations' caches stay behind: see
+    :func:`kdenv.core.observe.copy_seen`)."""
     dst.terrain[j] = src.terrain[i]
     dst.crowns[j] = src.crowns[i]
     dst.reach[j] = src.reach[i]

@@ -1,8 +1,14 @@
 """Observations and masks, compiled: the layout of :class:`kdenv.encoding.ObservationEncoder`, value for value.
 
-Each seat's ten planes and its score are kept per game (:class:`Seen`) and redrawn only when that
-kingdom changes (:func:`redraw`, once per placement or discard); an observation is then a copy of the
-kingdoms in the observer's order, the legal placements of the acting king, and a few dozen features.
+Each seat's ten planes, its score and its properties (for the gains) are kept per game (:class:`Seen`) and
+redrawn only when that kingdom changes (:func:`redraw`, once per placement or discard); with the gains, each
+seat's best gain of each next-line domino is kept until its kingdom changes or a new line is drawn. An
+observation is then a copy of the kingdoms in the observer's order, the legal placements of the acting king,
+and a few dozen features.
+
+A search that copies game rows (:func:`~kdenv.core.machine.copy_game`) copies their seen rows with them
+(:func:`copy_seen`), or draws them afresh (:func:`redraw_rows`): a seen row is only updated by the moves
+played through :func:`kdenv.core.batch.play`.
 """
 
 from __future__ import annotations
@@ -11,7 +17,17 @@ from typing import NamedTuple
 
 import numpy as np
 
-from kdenv.core.grid import CASTLE, EMPTY, best_gain, gain, joins, labelled_standing, window
+from kdenv.core.grid import (
+    CASTLE,
+    EMPTY,
+    Joins,
+    best_gain,
+    joins,
+    joins_room,
+    labelled_standing,
+    placement_gains,
+    window,
+)
 from kdenv.core.jit import jit
 from kdenv.core.machine import (
     CLAIMS,
@@ -37,7 +53,8 @@ class Seen(NamedTuple):
     """Each seat's planes, score, properties and next-line gains as last drawn, per game.
 
     Row i describes row i of a :class:`~kdenv.core.machine.Games` while every move goes through
-    :func:`kdenv.core.batch.play` (which redraws the mover's kingdom); a row dealt afresh needs
+    :func:`kdenv.core.batch.play` (which redraws the mover's kingdom where planes are kept, or the scores
+    alone where only the ``SCORE`` reward needs them); a row dealt afresh needs
     :func:`redraw_rows`, and a game row copied by :func:`~kdenv.core.machine.copy_game` needs its seen row
     copied with it (:func:`copy_seen`) or drawn afresh (:func:`redraw_rows`)."""
 
@@ -47,8 +64,8 @@ class Seen(NamedTuple):
     line_gains: np.ndarray  # (n, players, 2, kings): next line seen (-1: stale), best gain of each of its dominoes
     standing: np.ndarray  # (3,) scratch for a standing
     stack: np.ndarray  # (cells,) scratch for the flood fill
-    spots: np.ndarray  # (4 * cells,) scratch for the gains: placements
-    joined: np.ndarray  # (3, terrains, cells) scratch for the gains: grid.joins
+    spots: np.ndarray  # (4 * cells,) scratch for the gains of the placements
+    joins: Joins  # scratch for the gains: one kingdom's grid.joins
 
 
 def seen(n: int, t: Tables, planes: bool = True) -> Seen:
@@ -62,7 +79,7 @@ def seen(n: int, t: Tables, planes: bool = True) -> Seen:
         np.zeros(3, np.int64),
         np.zeros(t.cells, np.int64),
         np.zeros(4 * t.cells, np.int64),
-        np.zeros((3, CASTLE, t.cells), np.int64),
+        joins_room(t),
     )
 
 
@@ -186,22 +203,22 @@ def observe_gains(s, g, i, t, observer, count, work, board, features):
     acting, at = draft[QUEUE, g.counters[i, KING]], t.starts[GAINS]
     if count:
         first, number = n * t.planes[0] + 4, held_domino(g, i)
-        labels, sizes, crs = s.properties[i, acting, 0], s.properties[i, acting, 1], s.properties[i, acting, 2]
+        own = s.properties[i, acting]  # the acting seat's labels, squares and crowns
+        placement_gains(g.terrain[i, acting], own[0], own[1], own[2], t, number, work, count, s.spots)
         for k in range(count):
-            score = gain(g.terrain[i, acting], labels, sizes, crs, t, number, work[k])[0]
-            board[first + (work[k] & 3), work[k] >> 2] = score / t.gain_scale
+            board[first + (work[k] & 3), work[k] >> 2] = s.spots[k] / t.gain_scale
     for j in range(n):
         p = (observer + j) % n
         known = s.line_gains[i, p]
         if not same_line(known[0], draft[NEXT], line):
-            terrain, reach, box = g.terrain[i, p], g.reach[i, p], g.box[i, p]
+            terrain, reach = g.terrain[i, p], g.reach[i, p]
             labels, sizes, crs = s.properties[i, p, 0], s.properties[i, p, 1], s.properties[i, p, 2]
-            joins(terrain, labels, sizes, crs, box, t, s.joined)
+            joins(terrain, reach, g.box[i, p], labels, sizes, crs, t, s.joins)
             for k in range(line):
                 number = draft[NEXT, k]
                 known[0, k], known[1, k] = number, 0
                 if number:
-                    known[1, k] = best_gain(terrain, reach, box, labels, sizes, crs, s.joined, t, number, s.spots)
+                    known[1, k] = best_gain(terrain, reach, labels, sizes, crs, s.joins, t, number)
         for k in range(line):
             features[at + k * n + j] = known[1, k] / t.gain_scale
 
