@@ -8,8 +8,8 @@ from hypothesis import strategies as st
 
 from agents import compiled
 from agents.greedy import FullGreedy, GreedyPlacement
-from agents.kernel import POLICY_CODES, Snapshot
-from agents.playout import EPSILON
+from agents.kernel import Snapshot
+from agents.playout import seat_policies
 from kdenv.game import PLACE, Game
 from kdenv.view import PublicView
 from tests.helpers.games import game_after
@@ -103,7 +103,7 @@ def test_kernel_full_greedy_has_the_same_best_choices(set_up, seed, decisions):
 @pytest.mark.parametrize("set_up", SET_UPS)
 def test_greedy_playouts_are_legal_and_greedy_moves_are_full_greedys(policy, set_up):
     game = game_after(*set_up, 5, 6)
-    standings, moves = Snapshot(game).play(3, POLICY_CODES[policy], seat=1, epsilon=EPSILON, shuffle=False)
+    standings, moves = Snapshot(game).play(3, *seat_policies(policy, game.num_players, 1), shuffle=False)
     engine = engine_copy_drawing_sorted(game)
     greedy_moves = 0
     for i, (player, action, _) in enumerate(moves.tolist()):
@@ -130,4 +130,4 @@ def test_kernel_gprd_has_the_same_best_placements(set_up, seed, decisions):
     snapshot = Snapshot(game)
     work = compiled.workspace(snapshot.tables.cells)
     found = compiled.gprd_placements(snapshot.games, 0, snapshot.tables, work)
-    assert sorted(work[12][:found, 0].tolist()) == sorted(GreedyPlacement().best_placements(game))
+    assert sorted(work.best[:found, 0].tolist()) == sorted(GreedyPlacement().best_placements(game))
