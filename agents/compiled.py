@@ -10,7 +10,7 @@ centred window, leave no single-square hole, each falling back when it would dro
 the values (property-score change plus the bonuses of the result), the branch and bound and the
 set-up pick are those of ``agents/greedy.py``, whose docstrings give the reasons; ``gprd`` is
 ``agents.greedy.GreedyPlacement``. Scores are incremental: a property index per cell, and the
-properties a new square joins. ``tests/agents/test_kernel.py`` checks all of it against the engine
+properties a new square joins. ``tests/conformance`` checks all of it against the engine
 and the Python players.
 
 Random moves and ties are drawn from generators the caller owns and passes in (``draws``, one uint64 state

@@ -6,7 +6,7 @@ as ``determinize`` does, then plays to the end with a compiled policy per seat (
 them from its playout policies: random, Full Greedy, epsilon-greedy or player-greedy) and returns every
 player's standing (score, largest property, crowns). Random moves are uniform over the legal ones, as
 ``Game.playout``; greedy ones are those of ``agents.greedy.FullGreedy``. The policies are in
-``agents/compiled.py``; ``tests/agents/test_kernel.py`` checks the playouts against the engine move for move.
+``agents/compiled.py``; ``tests/conformance`` checks the playouts against the engine move for move.
 """
 
 from __future__ import annotations
