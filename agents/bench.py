@@ -16,8 +16,8 @@ import time
 from collections.abc import Callable
 
 from agents.greedy import FullGreedy
-from agents.kernel import POLICY_CODES, Snapshot
-from agents.playout import play_out
+from agents.kernel import Snapshot
+from agents.playout import play_out, seat_policies
 from kdenv.game import PICK, Game
 from kdenv.rules import STUDY_RULES
 from kdenv.view import PublicView
@@ -40,7 +40,8 @@ def _playout(policy: str, fg: FullGreedy) -> Callable[[PublicView, random.Random
     name, _, engine = policy.partition(" ")
     if engine:
         return lambda view, rng: play_out(view.determinize(rng), name, 0, rng, fg).scores()
-    return lambda view, rng: Snapshot(view).playout(rng, POLICY_CODES[name])
+    policies, epsilon = seat_policies(name, 4, 0)
+    return lambda view, rng: Snapshot(view).playout(rng, policies, epsilon)
 
 
 def playouts_per_second(policy: str, seconds: float, seed: int = 0) -> tuple[int, float, float]:

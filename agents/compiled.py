@@ -10,7 +10,7 @@ centred window, leave no single-square hole, each falling back when it would dro
 the values (property-score change plus the bonuses of the result), the branch and bound and the
 set-up pick are those of ``agents/greedy.py``, whose docstrings give the reasons; ``gprd`` is
 ``agents.greedy.GreedyPlacement``. Scores are incremental: a property index per cell, and the
-properties a new square joins. ``tests/agents/test_kernel.py`` checks all of it against the engine
+properties a new square joins. ``tests/conformance`` checks all of it against the engine
 and the Python players.
 
 Random moves and ties are drawn from generators the caller owns and passes in (``draws``, one uint64 state
@@ -19,6 +19,9 @@ search, never share a stream.
 """
 
 from __future__ import annotations
+
+from enum import IntEnum
+from typing import NamedTuple
 
 import numpy as np
 
@@ -58,28 +61,60 @@ from kdenv.core.machine import (
 )
 from kdenv.core.rng import below, between, uniform
 
-RANDOM, GPRD, FG = range(3)  # policy codes (per seat); see LEARNER below for the others
-LEARNER, FINISHED_GAME = -1, -2  # the learner's seat code (codes past FG: batched opponents), a game over
+
+class Policy(IntEnum):
+    """Who makes a seat's moves, the code the compiled players read per seat: a scripted policy (``RANDOM``,
+    ``GPRD``, ``FG``), or ``LEARNER``, the learner's seat in :mod:`agents.vector`, whose moves come from outside
+    (codes past ``FG`` are its batched opponents)."""
+
+    LEARNER = -1
+    RANDOM = 0
+    GPRD = 1
+    FG = 2
+
+
+FINISHED_GAME = -2  # the code of the seat to move in a game that is over (no seat moves)
 NONE = -(1 << 30)  # the value of no placement at all
+
+
+class Workspace(NamedTuple):
+    """Scratch arrays of the policies, one set for every game in turn (``cells``: the frame's cells). Rows of two
+    are the kingdom now and after placing the held domino."""
+
+    held: np.ndarray  # (4 cells,) the held domino's placements (or a random move's)
+    picked: np.ndarray  # (4 cells,) the picked domino's placements
+    fill: np.ndarray  # (cells,) 1 on the cells still to fill
+    lone: np.ndarray  # (cells,) 1 on the cells to fill next to a single other cell to fill
+    labels: np.ndarray  # (2, cells) the index of each cell's property
+    sizes: np.ndarray  # (2, cells + 1) each property's squares
+    property_crowns: np.ndarray  # (2, cells + 1) each property's crowns
+    stack: np.ndarray  # (cells,) the flood fill's stack
+    after_terrain: np.ndarray  # (cells,) the kingdom after placing the held domino: terrain
+    after_crowns: np.ndarray  # (cells,) its crowns
+    after_reach: np.ndarray  # (terrains, cells) bool: its reach
+    after_box: np.ndarray  # (4,) its bounding box
+    gains: np.ndarray  # (4 cells,) the score each of the held domino's placements adds
+    best: np.ndarray  # (16 cells, 2) the best (action, slot) pairs found
 
 
 @jit
 def workspace(cells):
-    """Scratch arrays for the policies: placements, hole cells, property indices, a kingdom copy, best moves."""
-    return (
-        np.zeros(4 * cells, dtype=np.int64),  # 0: the held domino's placements (or a random move's)
-        np.zeros(4 * cells, dtype=np.int64),  # 1: the picked domino's placements
-        np.zeros((2, cells), dtype=np.int64),  # 2: cells to fill, lone cells
-        np.zeros((2, cells), dtype=np.int64),  # 3: property index per cell (now, after placing)
-        np.zeros((2, cells + 1), dtype=np.int64),  # 4: property squares
-        np.zeros((2, cells + 1), dtype=np.int64),  # 5: property crowns
-        np.zeros(cells, dtype=np.int64),  # 6: flood-fill stack
-        np.zeros(cells, dtype=np.int64),  # 7: kingdom copy: terrain
-        np.zeros(cells, dtype=np.int64),  # 8: crowns
-        np.zeros((CASTLE, cells), dtype=np.bool_),  # 9: reach
-        np.zeros(4, dtype=np.int64),  # 10: box
-        np.zeros(4 * cells, dtype=np.int64),  # 11: gains of the held domino's placements
-        np.zeros((16 * cells, 2), dtype=np.int64),  # 12: best (action, slot) pairs
+    """Room for the policies' scratch arrays (:class:`Workspace`)."""
+    return Workspace(
+        np.zeros(4 * cells, dtype=np.int64),
+        np.zeros(4 * cells, dtype=np.int64),
+        np.zeros(cells, dtype=np.int64),
+        np.zeros(cells, dtype=np.int64),
+        np.zeros((2, cells), dtype=np.int64),
+        np.zeros((2, cells + 1), dtype=np.int64),
+        np.zeros((2, cells + 1), dtype=np.int64),
+        np.zeros(cells, dtype=np.int64),
+        np.zeros(cells, dtype=np.int64),
+        np.zeros(cells, dtype=np.int64),
+        np.zeros((CASTLE, cells), dtype=np.bool_),
+        np.zeros(4, dtype=np.int64),
+        np.zeros(4 * cells, dtype=np.int64),
+        np.zeros((16 * cells, 2), dtype=np.int64),
     )
 
 
@@ -96,7 +131,7 @@ def study_placements(terrain, reach, box, t, number, out, work):
     if is_centred:
         count = _keep(out, count, t, middle, True)
     # cells still to fill: empty ones in the centred window, or else in the window that keeps S x S
-    fill, lone = work[2][0], work[2][1]
+    fill, lone = work.fill, work.lone
     r_lo, r_hi, c_lo, c_hi = window(box, t)
     for cell in range(t.cells):
         r, c = cell // width, cell % width
@@ -139,7 +174,7 @@ def best_value(terrain, reach, box, labels, sizes, crs, t, number, discards, wor
     """Best value of placing ``number`` by Full Greedy's filters (``labels``: this kingdom's properties): the
     score change plus the bonuses of the result; the bonuses after discarding it if it cannot be placed."""
     middle = t.middle
-    out = work[1]
+    out = work.picked
     count = study_placements(terrain, reach, box, t, number, out, work)
     is_centred = centred(terrain, t)
     squares = occupied(terrain)
@@ -181,16 +216,16 @@ def acting_kingdom(g, i):
 
 @jit
 def greedy_picks(g, i, t, work):
-    """Full Greedy's best picks for the acting king of game ``i``, as slots in ``work[12][:count, 1]``; their
+    """Full Greedy's best picks for the acting king of game ``i``, as slots in ``work.best[:count, 1]``; their
     count. The free slots with the most crowns on one half at set-up, later with the best value of placing
     the picked domino."""
     p = g.draft[i, QUEUE, g.counters[i, KING]]
     terrain, crowns, reach, box = g.terrain[i, p], g.crowns[i, p], g.reach[i, p], g.box[i, p]
     line, claims, first_round = g.draft[i, NEXT], g.draft[i, CLAIMS], g.counters[i, ROUND] == 0
-    labels, sizes, crs = work[3][0], work[4][0], work[5][0]
+    labels, sizes, crs = work.labels[0], work.sizes[0], work.property_crowns[0]
     if not first_round:
-        label(terrain, crowns, labels, sizes, crs, work[6], t)
-    best, top, count = work[12], NONE, 0
+        label(terrain, crowns, labels, sizes, crs, work.stack, t)
+    best, top, count = work.best, NONE, 0
     for k in range(g.counters[i, LINE]):
         if claims[k] >= 0:
             continue
@@ -206,7 +241,7 @@ def greedy_picks(g, i, t, work):
 @jit
 def greedy_turns(g, i, t, work):
     """Full Greedy's best turns for the acting king of game ``i``, as (placement, slot) rows in
-    ``work[12][:count]`` (slot -1 when no line is left; the discard alone when it cannot be placed); their
+    ``work.best[:count]`` (slot -1 when no line is left; the discard alone when it cannot be placed); their
     count. The best over every filtered placement, free slot and best placement of the picked domino.
 
     Branch and bound as in FullGreedy.best_turns: a picked domino sharing no terrain with the held one
@@ -215,9 +250,9 @@ def greedy_turns(g, i, t, work):
     c = g.counters[i]
     number, terrain, crowns, reach, box, discards = acting_kingdom(g, i)
     line, claims, size = g.draft[i, NEXT], g.draft[i, CLAIMS], c[LINE]
-    firsts, gains, best = work[0], work[11], work[12]
-    labels, sizes, crs = work[3][0], work[4][0], work[5][0]
-    label(terrain, crowns, labels, sizes, crs, work[6], t)
+    firsts, gains, best = work.held, work.gains, work.best
+    labels, sizes, crs = work.labels[0], work.sizes[0], work.property_crowns[0]
+    label(terrain, crowns, labels, sizes, crs, work.stack, t)
     count = study_placements(terrain, reach, box, t, number, firsts, work)
     if count == 0:
         best[0, 0], best[0, 1] = t.discard, -1
@@ -239,12 +274,12 @@ def greedy_turns(g, i, t, work):
     for s in range(size):
         pa, pb = halves[line[s], 0], halves[line[s], 2]
         if claims[s] < 0 and pa != ta and pa != tb and pb != ta and pb != tb:
-            top_gain, out = NONE, work[1]
+            top_gain, out = NONE, work.picked
             for j in range(placements(terrain, reach, box, t, line[s], out)):
                 top_gain = max(top_gain, gain(terrain, labels, sizes, crs, t, line[s], out[j])[0])
             bounds[s] = max(top_gain, 0) + extra
-    t1, c1, r1, b1 = work[7], work[8], work[9], work[10]
-    labels1, sizes1, crs1 = work[3][1], work[4][1], work[5][1]
+    t1, c1, r1, b1 = work.after_terrain, work.after_crowns, work.after_reach, work.after_box
+    labels1, sizes1, crs1 = work.labels[1], work.sizes[1], work.property_crowns[1]
     for k in np.argsort(-gains[:count], kind="mergesort"):
         built = False
         for s in range(size):
@@ -256,7 +291,7 @@ def greedy_turns(g, i, t, work):
                 r1[:, :] = reach
                 b1[:] = box
                 place(t1, c1, r1, b1, t, number, firsts[k])
-                label(t1, c1, labels1, sizes1, crs1, work[6], t)
+                label(t1, c1, labels1, sizes1, crs1, work.stack, t)
                 built = True
             value = gains[k] + best_value(t1, r1, b1, labels1, sizes1, crs1, t, line[s], discards, work)
             found, top = _better(best, found, top, value, firsts[k], s)
@@ -265,13 +300,13 @@ def greedy_turns(g, i, t, work):
 
 @jit
 def gprd_placements(g, i, t, work):
-    """``gprd``'s best placements for the acting king of game ``i`` as ``work[12][:count, 0]``; their count
+    """``gprd``'s best placements for the acting king of game ``i`` as ``work.best[:count, 0]``; their count
     (0 when the domino cannot be placed). Among Full Greedy's filtered placements, the best score of the
     result with its bonuses, then the largest property (the rules' tie-break)."""
     number, terrain, crowns, reach, box, discards = acting_kingdom(g, i)
-    out, best = work[0], work[12]
-    labels, sizes, crs = work[3][0], work[4][0], work[5][0]
-    properties = label(terrain, crowns, labels, sizes, crs, work[6], t)
+    out, best = work.held, work.best
+    labels, sizes, crs = work.labels[0], work.sizes[0], work.property_crowns[0]
+    properties = label(terrain, crowns, labels, sizes, crs, work.stack, t)
     largest = 0
     for k in range(properties):
         largest = max(largest, sizes[k])
@@ -321,32 +356,32 @@ def random_move(g, i, t, work, draws):
         return t.discard + 1 + random_slot(g, i, draws)
     king = g.counters[i, KING]
     p = g.draft[i, QUEUE, king]
-    count = placements(g.terrain[i, p], g.reach[i, p], g.box[i, p], t, g.draft[i, HELD, king], work[0])
+    count = placements(g.terrain[i, p], g.reach[i, p], g.box[i, p], t, g.draft[i, HELD, king], work.held)
     choice = below(draws, i, count + 1 if t.voluntary_discard or count == 0 else count)
-    return t.discard if choice == count else work[0][choice]
+    return t.discard if choice == count else work.held[choice]
 
 
 @jit(inline=True)
 def choose(g, i, t, policy, epsilon, plans, work, draws):
-    """The action of ``policy`` (RANDOM, GPRD or FG) for the player to move in game ``i``, ties and random moves
+    """The action of ``policy`` (a scripted :class:`Policy`) for the player to move in game ``i``, ties and random moves
     drawn from the generator ``draws[i]`` (:mod:`kdenv.core.rng`). With ``epsilon`` > 0 a greedy policy moves
     at random with that chance. ``plans[i]``: the slot Full Greedy chose with its placement (-1: none), kept
     for its pick."""
     planned, plans[i] = plans[i], -1
-    if policy == RANDOM or (epsilon > 0 and uniform(draws, i) < epsilon):
+    if policy == Policy.RANDOM or (epsilon > 0 and uniform(draws, i) < epsilon):
         return random_move(g, i, t, work, draws)
     if g.counters[i, PHASE] == PLACING:
-        if policy == GPRD:
+        if policy == Policy.GPRD:
             found = gprd_placements(g, i, t, work)
-            return random_move(g, i, t, work, draws) if found == 0 else work[12][below(draws, i, found), 0]
+            return random_move(g, i, t, work, draws) if found == 0 else work.best[below(draws, i, found), 0]
         turn = below(draws, i, greedy_turns(g, i, t, work))
-        plans[i] = work[12][turn, 1]
-        return work[12][turn, 0]
-    if policy == GPRD:
+        plans[i] = work.best[turn, 1]
+        return work.best[turn, 0]
+    if policy == Policy.GPRD:
         return random_move(g, i, t, work, draws)
     if planned >= 0:
         return t.discard + 1 + planned
-    return t.discard + 1 + work[12][below(draws, i, greedy_picks(g, i, t, work)), 1]
+    return t.discard + 1 + work.best[below(draws, i, greedy_picks(g, i, t, work)), 1]
 
 
 # ----- playouts ---------------------------------------------------------------------------------------
@@ -401,14 +436,14 @@ def finish_rows(g, t, rows, policy, draws, values):
 # ----- opponents in the vector env -------------------------------------------------------------------
 @jit
 def advance(s, g, t, rows, seats, reward, paid, rewards, ended, plans, waiting, work, draws):
-    """Let the compiled opponents (``seats[i, p]`` a policy code) of the games of ``rows`` play until the
+    """Let the compiled opponents (``seats[i, p]`` a scripted :class:`Policy`) of the games of ``rows`` play until the
     learner or a batched opponent is to move or the game ends, as :func:`kdenv.core.batch.play`, drawing from
-    the generator ``draws[i]`` of each game. Writes the code of the seat to move to ``waiting[i]`` (LEARNER, a
+    the generator ``draws[i]`` of each game. Writes the code of the seat to move to ``waiting[i]`` (``LEARNER``, a
     batched code), or FINISHED_GAME once it ends."""
     for i in rows:
         while not ended[i]:
             code = seats[i, player(g, i)]
-            if code < RANDOM or code > FG:
+            if code < Policy.RANDOM or code > Policy.FG:
                 break
             play(s, g, t, i, choose(g, i, t, code, 0.0, plans, work, draws), reward, paid, rewards, ended)
         waiting[i] = FINISHED_GAME if ended[i] else seats[i, player(g, i)]
@@ -435,16 +470,16 @@ def teacher_moves(g, t, rows, policy, plans, work, targets, actions, draws):
     ``draws[i]``, to ``actions[i]``."""
     for i in rows:
         targets[i, :] = False
-        if policy == GPRD and g.counters[i, PHASE] == PLACING:
+        if policy == Policy.GPRD and g.counters[i, PHASE] == PLACING:
             found = gprd_placements(g, i, t, work)
             for k in range(found):
-                targets[i, work[12][k, 0]] = True
-        elif policy == FG and g.counters[i, PHASE] == PLACING:
+                targets[i, work.best[k, 0]] = True
+        elif policy == Policy.FG and g.counters[i, PHASE] == PLACING:
             for k in range(greedy_turns(g, i, t, work)):
-                targets[i, work[12][k, 0]] = True
-        elif policy == FG:
+                targets[i, work.best[k, 0]] = True
+        elif policy == Policy.FG:
             for k in range(greedy_picks(g, i, t, work)):
-                targets[i, t.discard + 1 + work[12][k, 1]] = True
+                targets[i, t.discard + 1 + work.best[k, 1]] = True
         else:  # gprd picks at random
             for slot in range(g.counters[i, LINE]):
                 targets[i, t.discard + 1 + slot] = g.draft[i, CLAIMS, slot] < 0

@@ -2,11 +2,11 @@
 
 A :class:`Snapshot` holds the public state of a game as one game of the compiled core
 (:mod:`kdenv.core`), its unseen dominoes sorted (never in draw order); each playout shuffles them itself,
-as ``determinize`` does, then plays to the end with a playout policy of ``agents.playout`` (random, Full
-Greedy, epsilon-greedy or player-greedy) and returns every player's standing (score, largest property,
-crowns). Random moves are uniform over the legal ones, as ``Game.playout``; greedy ones are those of
-``agents.greedy.FullGreedy``. The policies are in ``agents/compiled.py``; ``tests/agents/test_kernel.py``
-checks the playouts against the engine move for move.
+as ``determinize`` does, then plays to the end with a compiled policy per seat (``agents.playout`` makes
+them from its playout policies: random, Full Greedy, epsilon-greedy or player-greedy) and returns every
+player's standing (score, largest property, crowns). Random moves are uniform over the legal ones, as
+``Game.playout``; greedy ones are those of ``agents.greedy.FullGreedy``. The policies are in
+``agents/compiled.py``; ``tests/conformance`` checks the playouts against the engine move for move.
 """
 
 from __future__ import annotations
@@ -16,17 +16,13 @@ import random
 import numpy as np
 
 from agents import compiled
-from agents.compiled import FG, RANDOM
+from agents.compiled import Policy
 from kdenv.core.grid import CASTLE, EMPTY, placements, prepare
 from kdenv.core.machine import DRAWN, FINISHED, KING, LINE, PHASE, PICKING, PLACING, ROUND, Games, games
 from kdenv.core.tables import tables
 from kdenv.frame import frame
 from kdenv.game import OVER, PLACE, Game
 from kdenv.view import PublicView
-
-POLICY_CODES = {"random": 0, "fg": 1, "eg": 2, "pg": 3}
-"""The playout policies: everyone random, everyone Full Greedy, everyone epsilon-greedy, or Full Greedy for
-the searching seat and random for the others."""
 
 
 class Snapshot:
@@ -64,39 +60,41 @@ class Snapshot:
         c[PHASE] = {OVER: FINISHED, PLACE: PLACING}.get(game.phase, PICKING)
 
     def playout(
-        self, rng: random.Random, policy: int = 0, seat: int = 0, first: tuple[int, ...] = (), epsilon: float = 0
+        self,
+        rng: random.Random,
+        policies: np.ndarray | None = None,
+        epsilon: float = 0.0,
+        first: tuple[int, ...] = (),
     ) -> np.ndarray:
-        """Play the actions ``first`` (legal ones: unchecked), then ``policy``'s moves (a POLICY_CODES value;
-        ``seat`` is the searching player, ``epsilon`` eg's chance of a random move) to the end, with the
-        unseen dominoes shuffled; every player's (score, largest property, crowns)."""
-        return self._run(rng.getrandbits(32), policy, seat, first, epsilon, True)[0]
+        """Play the actions ``first`` (legal ones: unchecked), then each seat's ``policies`` (scripted
+        :class:`~agents.compiled.Policy` codes, all RANDOM by default; a greedy move is random with chance
+        ``epsilon``) to the end, with the unseen dominoes shuffled; every player's (score, largest property, crowns)."""
+        return self._run(rng.getrandbits(32), policies, epsilon, first, True)[0]
 
     def play(
         self,
         seed: int,
-        policy: int = 0,
-        seat: int = 0,
+        policies: np.ndarray | None = None,
+        epsilon: float = 0.0,
         first: tuple[int, ...] = (),
-        epsilon: float = 0,
         shuffle: bool = True,
     ) -> tuple[np.ndarray, np.ndarray]:
         """(standings, moves) of a playout whose draws come from a generator of its own seeded by ``seed`` (the
         same seed, the same playout; no other stream is read or moved): ``moves`` holds (player, action,
         domino) rows; ``shuffle=False`` draws the unseen in number order."""
-        out, count = self._run(seed, policy, seat, first, epsilon, shuffle)
+        out, count = self._run(seed, policies, epsilon, first, shuffle)
         return out, self.scratch.moves[0, :count].copy()
 
     def _run(
-        self, seed: int, policy: int, seat: int, first: tuple[int, ...], epsilon: float, shuffle: bool
+        self, seed: int, policies: np.ndarray | None, epsilon: float, first: tuple[int, ...], shuffle: bool
     ) -> tuple[np.ndarray, int]:
         """(standings, number of moves) of a playout into the scratch game."""
-        policies = np.full(self.num_players, FG if policy in (1, 2) else RANDOM, np.int64)
-        if policy == 3:
-            policies[seat] = FG
+        if policies is None:
+            policies = np.full(self.num_players, Policy.RANDOM, np.int64)
         out = np.zeros((self.num_players, 3), dtype=np.int64)
         count = compiled.playout(
-            self.games, self.scratch, self.tables, policies, epsilon if policy == 2 else 0.0,
-            np.array(first, dtype=np.int64), seed, shuffle, out,
+            self.games, self.scratch, self.tables, policies, epsilon, np.array(first, dtype=np.int64), seed, shuffle,
+            out,
         )  # fmt: skip
         return out, count
 
@@ -115,7 +113,7 @@ class Snapshot:
             found = compiled.greedy_turns(self.games, 0, self.tables, work)
         else:
             found = compiled.greedy_picks(self.games, 0, self.tables, work)
-        return {(int(action), int(slot)) for action, slot in work[12][:found]}
+        return {(int(action), int(slot)) for action, slot in work.best[:found]}
 
 
 def _fill(row: np.ndarray, bits: int, value: int) -> None:

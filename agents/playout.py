@@ -15,14 +15,26 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 
+import numpy as np
+
+from agents.compiled import Policy
 from agents.greedy import FullGreedy
-from agents.kernel import POLICY_CODES, Snapshot
+from agents.kernel import Snapshot
 from kdenv.game import OVER, Game, winners_of
 from kdenv.view import PublicView
 
 POLICIES = ("random", "fg", "eg", "pg")
 EVALUATIONS = ("wdl", "p", "r")
 EPSILON = 0.75  # eg: chance of a random move at each decision
+
+
+def seat_policies(policy: str, num_players: int, seat: int) -> tuple[np.ndarray, float]:
+    """(each seat's compiled :class:`~agents.compiled.Policy`, the chance of a random greedy move) of the playout
+    ``policy`` searched by ``seat``, as :meth:`agents.kernel.Snapshot.playout` takes them."""
+    others = Policy.RANDOM if policy in ("random", "pg") else Policy.FG
+    policies = np.full(num_players, others, np.int64)
+    policies[seat] = Policy.RANDOM if policy == "random" else Policy.FG
+    return policies, EPSILON if policy == "eg" else 0.0
 
 
 def random_move(game: Game, rng: random.Random) -> int:
@@ -55,11 +67,12 @@ class Playouts:
 
     def __init__(self, game: Game | PublicView, policy: str, seat: int, how: str) -> None:
         self.snapshot = Snapshot(game)
-        self.policy, self.seat, self.how = POLICY_CODES[policy], seat, how
+        self.policies, self.epsilon = seat_policies(policy, game.num_players, seat)
+        self.how = how
 
     def values(self, rng: random.Random, first: tuple[int, ...] = ()) -> list[float]:
         """Play the actions ``first``, then the policy to the end: every player's value."""
-        standings = self.snapshot.playout(rng, self.policy, self.seat, first, EPSILON)
+        standings = self.snapshot.playout(rng, self.policies, self.epsilon, first)
         return values(standings.tolist(), self.how)
 
 

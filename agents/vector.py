@@ -33,7 +33,7 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 
-from agents.compiled import FG, GPRD, LEARNER, RANDOM, advance, workspace
+from agents.compiled import Policy, advance, workspace
 from kdenv.core.batch import observe_all, play_rows
 from kdenv.core.machine import players
 from kdenv.core.rng import draw_states
@@ -41,7 +41,8 @@ from kdenv.encoding import observation_space
 from kdenv.errors import IllegalMoveError, KingdominoError
 from kdenv.vector import VectorEnv
 
-COMPILED = {"random": RANDOM, "gprd": GPRD, "fg": FG}
+COMPILED = {"random": Policy.RANDOM, "gprd": Policy.GPRD, "fg": Policy.FG}  # in code order
+BATCHED = Policy.FG + 1  # the seat code of the first batched opponent; the k-th is BATCHED + k
 BatchedPolicy = Callable[[dict, np.ndarray], Any]  # (obs batch, mask batch) -> actions
 Opponent = str | BatchedPolicy
 
@@ -66,7 +67,7 @@ class LearnerVectorEnv(gymnasium.vector.VectorEnv):
         copy: bool = True,
         **table: Any,
     ) -> None:
-        self._batched: list[BatchedPolicy] = []  # batched opponents; code FG + 1 + k is _batched[k] (first:
+        self._batched: list[BatchedPolicy] = []  # batched opponents; code BATCHED + k is _batched[k] (first:
         # close(), which Gymnasium's __del__ calls, reads it, also when the checks below refuse the env)
         if seat is not None and not 0 <= seat < num_players:
             raise KingdominoError(f"seat {seat} does not exist at a {num_players}-player table (0..{num_players - 1})")
@@ -121,10 +122,10 @@ class LearnerVectorEnv(gymnasium.vector.VectorEnv):
             raise KingdominoError(f"opponent {opponent!r} is neither a player spec nor a batched callable")
         for k, known in enumerate(self._batched):
             if known is opponent:
-                return FG + 1 + k
+                return BATCHED + k
         self._batched.append(opponent)
         self._names.append(getattr(opponent, "spec", getattr(opponent, "__name__", type(opponent).__name__)))
-        return FG + len(self._batched)
+        return BATCHED + len(self._batched) - 1
 
     # ----- the Gymnasium vector API ----------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
@@ -188,10 +189,10 @@ class LearnerVectorEnv(gymnasium.vector.VectorEnv):
             learner = self.seat if self.seat is not None else int(self._rng.integers(n))
             self.learner[i] = learner
             seats = self._seats[i]
-            seats[learner] = LEARNER
+            seats[learner] = Policy.LEARNER
             for j in range(n - 1):
                 seats[(learner + 1 + j) % n] = self._opponents[i, j]
-            self.env.agent_names[i] = ["learner" if code == LEARNER else self._names[code] for code in seats]
+            self.env.agent_names[i] = ["learner" if code == Policy.LEARNER else self._names[code] for code in seats]
         self._plans[rows] = -1
         self._run_opponents(rows)
 
@@ -202,15 +203,15 @@ class LearnerVectorEnv(gymnasium.vector.VectorEnv):
             advance(env.seen, env.games, t, rows, self._seats, env._reward_kind, env._paid, env._rewards,
                     env._ended, self._plans, self._waiting, self._work, self._draws)  # fmt: skip
             waiting = self._waiting[rows]
-            rows = rows[waiting > FG]
+            rows = rows[waiting >= BATCHED]
             players(env.games, env._movers)
-            for code in np.unique(waiting[waiting > FG]).tolist():
+            for code in np.unique(waiting[waiting >= BATCHED]).tolist():
                 batch = rows[self._waiting[rows] == code]
                 observe_all(env.seen, env.games, t, batch, env._movers, env._board_cells, env._features, env._mask,
                             env._work)  # fmt: skip
                 obs = {"board": env._board[batch], "features": env._features[batch]}
                 actions = np.zeros(self.num_envs, np.int64)
-                actions[batch] = np.asarray(self._batched[code - FG - 1](obs, env._mask[batch])).reshape(-1)
+                actions[batch] = np.asarray(self._batched[code - BATCHED](obs, env._mask[batch])).reshape(-1)
                 self._play(batch, actions, f"opponent {self._names[code]!r}")
 
     def _play(self, rows: np.ndarray, actions: np.ndarray, who: str) -> None:

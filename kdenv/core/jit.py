@@ -5,6 +5,10 @@ inlined a helper from another file outlives a change to that file. Every file th
 ``jit`` is registered in import order, and the cache of a function is stamped with the contents of its
 own file and of every compiled file imported before it (the files it can call into). A change to any of
 them recompiles what depends on it, and nothing else.
+
+Numba has no public hook for this: the locators go first in its private list ``CacheImpl._locator_classes``.
+What that patch assumes is checked at import, and a numba that breaks it stops the import with one line
+(pyproject.toml bounds numba to the versions tested).
 """
 
 from __future__ import annotations
@@ -14,6 +18,8 @@ import os
 
 import numba
 from numba.core.caching import CacheImpl, InTreeCacheLocator, UserProvidedCacheLocator, UserWideCacheLocator
+
+from kdenv.errors import KingdominoError
 
 _SOURCES: list[str] = []  # compiled source files, in the order they were first seen
 
@@ -35,10 +41,13 @@ class _DependentStamp:
     def from_function(cls, py_func, py_file):
         if os.path.abspath(py_file) not in _SOURCES:
             return None
-        return super().from_function(py_func, py_file)
+        locator = super().from_function(py_func, py_file)
+        if locator is not None:
+            locator.stamped_file = py_file
+        return locator
 
     def get_source_stamp(self):
-        return _stamp(self._py_file)
+        return _stamp(self.stamped_file)
 
 
 class _UserProvided(_DependentStamp, UserProvidedCacheLocator):
@@ -53,7 +62,33 @@ class _UserWide(_DependentStamp, UserWideCacheLocator):
     """In the user's cache folder when the source folder is read-only."""
 
 
-CacheImpl._locator_classes[:0] = [_UserProvided, _InTree, _UserWide]  # tried first; others' files pass on
+class NumbaCacheError(KingdominoError, ImportError):
+    """This numba keeps its cache locators otherwise than :mod:`kdenv.core.jit` patches them."""
+
+
+PATCHED = (UserProvidedCacheLocator, InTreeCacheLocator, UserWideCacheLocator)  # the numba locators extended above
+
+
+def patchable(locators: object) -> list:
+    """``locators`` (numba's ``CacheImpl._locator_classes``) if the patch holds: a list holding the locators of
+    :data:`PATCHED`, each with the ``from_function`` and ``get_source_stamp`` that the subclasses above extend, and
+    no ``NUMBA_CACHE_LOCATOR_CLASSES`` to replace the list; else a :class:`NumbaCacheError` of one line."""
+    fix = f"numba {numba.__version__} is not one kdenv is tested on; install the numba that pyproject.toml names"
+    if not isinstance(locators, list):
+        raise NumbaCacheError(f"numba's CacheImpl._locator_classes is a {type(locators).__name__}, not a list: {fix}")
+    for base in PATCHED:
+        if base not in locators or not (callable(base.from_function) and callable(base.get_source_stamp)):
+            raise NumbaCacheError(
+                f"numba's cache locators no longer include {base.__name__} as kdenv extends it: {fix}"
+            )
+    if getattr(numba.config, "CACHE_LOCATOR_CLASSES", None):
+        raise NumbaCacheError(
+            "NUMBA_CACHE_LOCATOR_CLASSES would bypass the locators that see changed core files; unset it"
+        )
+    return locators
+
+
+patchable(CacheImpl._locator_classes)[:0] = [_UserProvided, _InTree, _UserWide]  # tried first; others' files pass on
 
 
 def jit(function=None, *, inline: bool = False):

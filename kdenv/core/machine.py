@@ -4,8 +4,8 @@ Game ``i`` of a :class:`Games` is the engine's :class:`kdenv.game.Game` in array
 (:mod:`kdenv.core.grid`), the dominoes in draw order, the kings of this round with their dominoes,
 the next line with its claims, and every move made. :func:`start` deals it from a deck and a king
 order, :func:`apply` plays a legal action (the legal ones are the mask that :mod:`kdenv.core.observe`
-writes). The engine stays the readable reference: ``tests/vector`` and ``tests/agents/test_kernel.py``
-play both side by side, move for move.
+writes). The engine stays the readable reference: ``tests/conformance`` plays both side by side,
+move for move.
 """
 
 from __future__ import annotations

@@ -9,16 +9,10 @@ import pytest
 from agents import PlayerSpecError, make_player
 from agents.base import Player
 from kdenv.game import OVER, Game
-from kdenv.rules import STUDY_RULES, Rules
+from kdenv.rules import STUDY_RULES
 from kdenv.view import PublicView
+from tests.strategies import SET_UP_IDS, SET_UPS
 
-SET_UPS = [
-    (2, Rules()),
-    (3, Rules(middle_kingdom=True)),
-    (4, STUDY_RULES),
-    (2, Rules(kingdom_size=7, middle_kingdom=True, harmony=True)),
-    (4, Rules(voluntary_discard=True)),
-]
 SPECS = [
     "random",
     "gprd",
@@ -48,7 +42,7 @@ class Checked(Player):
 
 
 @pytest.mark.parametrize("spec", SPECS)
-@pytest.mark.parametrize(("num_players", "rules"), SET_UPS, ids=["2p", "3p", "4p-study", "mighty-duel", "4p-vol"])
+@pytest.mark.parametrize(("num_players", "rules"), SET_UPS, ids=SET_UP_IDS)
 def test_players_only_play_legal_moves(spec, num_players, rules):
     if spec.startswith(("mce", "uct")) and rules.kingdom_size == 7:
         spec = spec.replace("playouts=6", "playouts=2").replace("playouts=4", "playouts=2")

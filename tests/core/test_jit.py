@@ -1,8 +1,12 @@
-"""The compiled core's cache: a change to a compiled file recompiles the functions that call into it."""
+"""The compiled core's cache: a change to a compiled file recompiles the functions that call into it, and a numba
+that breaks the cache's patch stops the import."""
 
+import os
 import subprocess
 import sys
 import textwrap
+
+import pytest
 
 
 def run(package, code: str) -> str:
@@ -37,3 +41,22 @@ def test_a_changed_helper_in_another_file_reaches_its_cached_callers(tmp_path):
     assert run(package, call) == "10"  # from the cache
     (package / "helper.py").write_text(helper.format(3))  # plain numba would keep 10 for the caller
     assert run(package, call) == "30"
+
+
+@pytest.mark.parametrize(
+    ("change", "environment", "message"),
+    [
+        ("CacheImpl._locator_classes.remove(InTreeCacheLocator)", {}, "no longer include InTreeCacheLocator"),
+        ("CacheImpl._locator_classes = tuple(CacheImpl._locator_classes)", {}, "is a tuple, not a list"),
+        ("", {"NUMBA_CACHE_LOCATOR_CLASSES": "InTreeCacheLocator"}, "NUMBA_CACHE_LOCATOR_CLASSES would bypass"),
+    ],
+    ids=["a-locator-gone", "not-a-list", "locators-replaced"],
+)
+def test_a_numba_that_breaks_the_cache_patch_stops_the_import_with_one_line(change, environment, message):
+    code = f"from numba.core.caching import CacheImpl, InTreeCacheLocator\n{change}\nimport kdenv.core.jit"
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env={**os.environ, **environment}
+    )
+    assert result.returncode != 0
+    last = result.stderr.strip().splitlines()[-1]
+    assert last.startswith("kdenv.core.jit.NumbaCacheError: ") and message in last, result.stderr

@@ -3,7 +3,7 @@
 import json
 import random
 
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from kdenv.actions import decode
@@ -37,13 +37,11 @@ def random_api_game(players: int, rules: Rules, seed: int, check_moves: bool = F
     return game
 
 
-@settings(max_examples=25, deadline=None)
 @given(set_ups, seeds)
 def test_legal_placements_are_exactly_the_naive_ones(set_up, seed):
     random_api_game(*set_up, seed, check_moves=True)
 
 
-@settings(max_examples=40, deadline=None)
 @given(set_ups, seeds, st.booleans())
 def test_random_games_obey_the_rules_and_score_as_recomputed(set_up, seed, api):
     players, rules = set_up
@@ -59,7 +57,6 @@ def test_random_games_obey_the_rules_and_score_as_recomputed(set_up, seed, api):
         assert game.score(player) == expected
 
 
-@settings(max_examples=30, deadline=None)
 @given(set_ups, seeds, st.integers(0, 120))
 def test_a_record_replays_to_the_same_state(set_up, seed, stop):
     players, rules = set_up
@@ -71,7 +68,6 @@ def test_a_record_replays_to_the_same_state(set_up, seed, stop):
     assert again.scores() == game.scores() and again.phase == game.phase and again.line == game.line
 
 
-@settings(max_examples=20, deadline=None)
 @given(set_ups, seeds)
 def test_the_same_seed_gives_the_same_record(set_up, seed):
     players, rules = set_up
@@ -79,7 +75,6 @@ def test_the_same_seed_gives_the_same_record(set_up, seed):
     assert to_record(Game(players, rules, seed).playout(random.Random(seed))) == first
 
 
-@settings(max_examples=30, deadline=None)
 @given(set_ups, seeds, st.integers(0, 90), seeds)
 def test_determinize_never_changes_public_information(set_up, seed, stop, shuffle_seed):
     players, rules = set_up

@@ -23,8 +23,7 @@ from kdenv.game import Game
 from kdenv.rules import Rules
 from kdenv.tiles import domino
 from kdenv.view import PublicView
-
-TABLES = [(4, Rules()), (3, Rules(middle_kingdom=True, harmony=True)), (2, Rules()), (2, Rules(kingdom_size=7))]
+from tests.strategies import SET_UP_IDS, SET_UPS
 
 
 def reference_domino(number: int) -> list[float]:
@@ -92,7 +91,7 @@ def reference_encode(game: Game, player: int) -> dict[str, np.ndarray]:  # noqa:
     return {"board": board, "features": np.array(features, np.float32)}
 
 
-@pytest.mark.parametrize(("num_players", "rules"), TABLES)
+@pytest.mark.parametrize(("num_players", "rules"), SET_UPS, ids=SET_UP_IDS)
 def test_encoder_matches_reference_and_mask_matches_engine(num_players: int, rules: Rules) -> None:
     encoder = ObservationEncoder(num_players, rules.kingdom_size)
     rng = random.Random(num_players)
@@ -170,7 +169,7 @@ def test_observation_is_the_same_on_a_determinized_copy() -> None:
 
 
 @pytest.mark.parametrize("gains", [False, True])
-@pytest.mark.parametrize(("num_players", "rules"), TABLES)
+@pytest.mark.parametrize(("num_players", "rules"), SET_UPS, ids=SET_UP_IDS)
 def test_incremental_observations_equal_fresh_ones_whatever_is_observed_when(
     num_players: int, rules: Rules, gains: bool
 ) -> None:
@@ -214,7 +213,7 @@ def test_observations_are_independent_copies() -> None:
     assert sorted(np.flatnonzero(action_mask(game)).tolist()) == sorted(game.legal_actions())
 
 
-@pytest.mark.parametrize(("num_players", "rules"), TABLES)
+@pytest.mark.parametrize(("num_players", "rules"), SET_UPS, ids=SET_UP_IDS)
 def test_gains_are_each_placements_and_each_next_line_dominos_added_score(num_players: int, rules: Rules) -> None:
     """With gains, the observation is the plain one plus, at each legal placement, ``Kingdom.gain`` / 10, and
     per next-line slot and kingdom (observer first), ``Kingdom.best_gain`` / 10."""

@@ -16,13 +16,9 @@ from kdenv.game import Game
 from kdenv.kingdomino_v0 import env, raw_env
 from kdenv.replay import replay_record
 from kdenv.rules import Rules
+from tests.strategies import SET_UP_IDS, SET_UPS
 
-TABLES = [
-    pytest.param({"num_players": 4}, id="4p"),
-    pytest.param({"num_players": 3, "middle_kingdom": True, "harmony": True}, id="3p-variants"),
-    pytest.param({"num_players": 2}, id="2p"),
-    pytest.param({"num_players": 2, "mighty_duel": True}, id="mighty-duel"),
-]
+TABLES = [{"num_players": players, "rules": rules} for players, rules in SET_UPS]  # as env() takes them
 
 
 def play_out(aec, rng: random.Random) -> None:
@@ -34,7 +30,7 @@ def play_out(aec, rng: random.Random) -> None:
 
 
 @pytest.mark.filterwarnings("ignore::UserWarning")  # api_test's advice to use a Box, not a Dict
-@pytest.mark.parametrize("kwargs", TABLES)
+@pytest.mark.parametrize("kwargs", TABLES, ids=SET_UP_IDS)
 def test_pettingzoo_api_seed_and_render_tests(kwargs: dict) -> None:
     api_test(env(**kwargs), num_cycles=300)
     seed_test(lambda: env(**kwargs), num_cycles=100)

@@ -7,16 +7,16 @@ from agents.kernel import Snapshot
 from agents.vector import LearnerVectorEnv
 from kdenv.errors import IllegalMoveError, KingdominoError
 from kdenv.game import Game
-from kdenv.kingdomino_v0 import raw_env
+from kdenv.kingdomino_v0 import REWARDS, raw_env
 from kdenv.replay import replay_record
 from kdenv.rules import Rules
 from tests.helpers.games import random_actions
+from tests.strategies import SET_UP_IDS, SET_UPS
 
-TABLES = [
-    (4, Rules(middle_kingdom=True, harmony=True), ["fg", "gprd", "random"], "rank"),
-    (3, Rules(voluntary_discard=True), ["gprd", "fg"], "score"),
-    (2, Rules(kingdom_size=7, harmony=True), ["fg"], "margin"),
-    (2, Rules(), ["random"], "rank"),
+COMPILED = ["fg", "gprd", "random"]
+TABLES = [  # every set-up, with compiled opponents and rewards taken in turn
+    (players, rules, [COMPILED[(k + j) % 3] for j in range(players - 1)], REWARDS[k % 3])
+    for k, (players, rules) in enumerate(SET_UPS)
 ]
 
 
@@ -35,7 +35,7 @@ def learner_view_in_aec(record: dict, seat: int, reward: str) -> tuple[list, flo
     return seen, total, env.observe(env.possible_agents[seat])["observation"]
 
 
-@pytest.mark.parametrize("players, rules, opponents, reward", TABLES)
+@pytest.mark.parametrize("players, rules, opponents, reward", TABLES, ids=SET_UP_IDS)
 def test_learner_observations_and_rewards_are_the_aec_envs_and_opponents_play_legal_games(
     players, rules, opponents, reward
 ):

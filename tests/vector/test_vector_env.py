@@ -1,74 +1,12 @@
-"""The vector env against the AEC env and the engine: every decision of random games, in every set-up."""
+"""The vector env: seeds, illegal actions, spaces and memory. Its agreement with the AEC env and the encoder, decision
+by decision, is checked in ``tests/conformance``."""
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from kdenv.errors import IllegalMoveError, KingdominoError
-from kdenv.kingdomino_v0 import REWARDS, raw_env
-from kdenv.replay import replay_record
 from kdenv.vector import VectorEnv
 from tests.helpers.games import random_actions
-from tests.strategies import SET_UPS, set_ups
-
-NUM_ENVS = 3
-
-
-def aec_twin(venv: VectorEnv, i: int, reward: str) -> raw_env:
-    """An AEC env dealt the game that row ``i`` of ``venv`` is playing."""
-    env = raw_env(venv.num_players, reward=reward, rules=venv.rules, gains=venv.tables.gains)
-    game = venv.game(i)
-    env.reset(options={"deck": game.drawn + game.deck, "king_order": game.king_order})
-    return env
-
-
-@settings(max_examples=12, deadline=None)
-@given(set_ups, st.integers(0, 2**32 - 1), st.sampled_from(REWARDS), st.booleans())
-def test_every_observation_mask_and_reward_equals_the_aec_envs(set_up, seed, reward, gains):
-    players, rules = set_up
-    venv = VectorEnv(NUM_ENVS, players, rules=rules, reward=reward, gains=gains)
-    obs, info = venv.reset(seed=seed)
-    twins = [aec_twin(venv, i, reward) for i in range(NUM_ENVS)]
-    rng = np.random.default_rng(seed)
-    ended = 0
-    while ended < NUM_ENVS + 1:
-        for i, env in enumerate(twins):
-            agent = env.agent_selection
-            assert info["current_player"][i] == env.game.current_player
-            expected = env.observe(agent)
-            assert np.array_equal(obs["board"][i], expected["observation"]["board"])
-            assert np.array_equal(obs["features"][i], expected["observation"]["features"])
-            assert np.array_equal(obs["action_mask"][i], expected["action_mask"])
-        actions = random_actions(obs["action_mask"], rng)
-        obs, rewards, terminations, truncations, info = venv.step(actions)
-        assert not truncations.any()
-        for i, env in enumerate(twins):
-            env.step(int(actions[i]))
-            assert rewards[i].tolist() == [env.rewards[a] for a in env.possible_agents]
-            assert terminations[i] == env.game.is_over
-            if terminations[i]:
-                assert info["final_info"]["scores"][i].tolist() == env.game.scores()
-                assert info["final_info"]["placings"][i].tolist() == env.game.placings()
-                twins[i] = aec_twin(venv, i, reward)
-                ended += 1
-
-
-@pytest.mark.parametrize("players, rules", SET_UPS)
-def test_records_replay_in_the_engine_and_end_as_the_games_did(players, rules):
-    venv = VectorEnv(2, players, rules=rules, observations=False)
-    obs, _ = venv.reset(seed=5)
-    rng = np.random.default_rng(5)
-    finals = []
-    while len(finals) < 3:
-        obs, _, terminations, _, info = venv.step(random_actions(obs["action_mask"], rng))
-        finals += [info["final_info"]["scores"][i].tolist() for i in np.flatnonzero(terminations)]
-    records = venv.records()
-    assert [r["final"]["scores"] for r in records] == finals
-    for record in records:
-        game = replay_record(record)
-        assert game.is_over
-    assert venv.records() == []
 
 
 def play_seeded(seed: int, steps: int = 150) -> list:

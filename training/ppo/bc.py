@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterator
 import numpy as np
 import torch
 
-from agents.compiled import FG, GPRD, teacher_moves, workspace
+from agents.compiled import Policy, teacher_moves, workspace
 from agents.ppo_player import masked_logits
 from kdenv.actions import discard_action, pick_action
 from kdenv.core.rng import draw_states
@@ -48,7 +48,7 @@ def fg_choices(fg, game: Game) -> list[int]:
     return sorted({action for action, _ in fg.best_turns(game)})
 
 
-TEACHERS = {"fg": FG, "gprd": GPRD}  # the compiled players that can teach
+TEACHERS = {"fg": Policy.FG, "gprd": Policy.GPRD}  # the compiled players that can teach
 
 
 def teacher_decisions(
@@ -85,7 +85,7 @@ def teacher_decisions(
     finished = emitted = 0
     while emitted < games:
         movers = info["current_player"]
-        teacher_moves(venv.games, t, rows, TEACHERS[teacher], plans, work, targets, actions, draws)
+        teacher_moves(venv.games, t, rows, int(TEACHERS[teacher]), plans, work, targets, actions, draws)
         if student is not None and students[rows, movers].any():
             played = np.flatnonzero(students[rows, movers])
             sub = {key: obs[key][played] for key in ("board", "features")}

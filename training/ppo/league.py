@@ -19,7 +19,7 @@ from training.arena.ratings import Rating, Ratings
 
 
 @dataclass
-class Snapshot:
+class PastPolicy:
     """One past policy in the pool and the learner's recent record against it."""
 
     path: str
@@ -39,7 +39,7 @@ class League:
 
     pool_size: int = 10
     prioritise: bool = True
-    snapshots: list[Snapshot] = field(default_factory=list)
+    snapshots: list[PastPolicy] = field(default_factory=list)
     decay: float = 0.99
     ratings: dict[str, list[float]] = field(default_factory=dict)  # name -> [mu, sigma]
 
@@ -56,7 +56,7 @@ class League:
 
     def add(self, path: str, step: int) -> None:
         """Put a new snapshot in the pool, dropping the oldest beyond ``pool_size``."""
-        self.snapshots.append(Snapshot(path, step))
+        self.snapshots.append(PastPolicy(path, step))
         for gone in self.snapshots[: max(0, len(self.snapshots) - self.pool_size)]:
             self.ratings.pop(Path(gone.path).stem, None)
         del self.snapshots[: max(0, len(self.snapshots) - self.pool_size)]
@@ -79,7 +79,7 @@ class League:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> League:
-        snapshots = [Snapshot(**s) for s in data.get("snapshots", [])]
+        snapshots = [PastPolicy(**s) for s in data.get("snapshots", [])]
         return cls(data["pool_size"], data["prioritise"], snapshots, data.get("decay", 0.99), data.get("ratings", {}))
 
 

@@ -141,7 +141,7 @@ def legal_move(action: int, game: Game) -> dict:
     return entry
 
 
-class Games:
+class WebGames:
     """The games in progress by id, the oldest forgotten beyond ``MAX_GAMES``; their opponents from ``offer``."""
 
     def __init__(self, record_dir: Path, offer: Offer) -> None:
@@ -228,7 +228,7 @@ def create_app(record_dir: str | Path = "runs/web", defaults: dict | None = None
     the command line named) are offered besides :data:`training.web.offer.OFFERED`."""
     defaults = {"opponents": ["fg"], "players": 2, "trace": False, **(defaults or {})}
     offer = Offer(defaults["opponents"])
-    games = Games(Path(record_dir), offer)
+    games = WebGames(Path(record_dir), offer)
     data = {**defaults, "offered": offer.specs()}
 
     async def index(request: Request) -> HTMLResponse:

@@ -1,0 +1,220 @@
+"""Each pair of implementations checked in one place, over every set-up, as ``pgx/_src/api_test.py`` checks every game.
+
+The engine (:mod:`kdenv.game`), the encoder and the players in plain Python are the readable references; the
+compiled core and what runs on it must agree with them exactly. The pairs, and what each check compares:
+
+* ``engine-core``: :class:`kdenv.game.Game` and the core (:mod:`kdenv.core`, through
+  :class:`agents.kernel.Snapshot`): every move of a playout legal, with the same dominoes, ending in the same
+  standings; every domino's legal placements in every kingdom.
+* ``full-greedy``: :mod:`agents.greedy` and :mod:`agents.compiled`: Full Greedy's best choices, gprd's best
+  placements, and the greedy moves of fg, eg and pg playouts.
+* ``observation``: :class:`kdenv.encoding.ObservationEncoder` and the core's observations (:mod:`kdenv.core.observe`
+  in the vector env, updated move by move): every observation, with or without gains, and mask of whole games.
+* ``aec-vector``: :mod:`kdenv.kingdomino_v0` and :class:`kdenv.vector.VectorEnv`: at every decision of whole
+  games the player to move, the mask, each reward and the end; the final scores and placings; the records.
+
+Each check runs on every set-up of :data:`tests.strategies.SET_UPS`, from games that hypothesis deals (the
+profile's examples shared out between the set-ups).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from agents import compiled
+from agents.greedy import FullGreedy, GreedyPlacement
+from agents.kernel import Snapshot
+from agents.playout import seat_policies
+from kdenv.actions import discard_action
+from kdenv.encoding import ObservationEncoder, action_mask
+from kdenv.game import PLACE, Game
+from kdenv.kingdomino_v0 import REWARDS, raw_env
+from kdenv.replay import replay_record
+from kdenv.rules import Rules
+from kdenv.vector import VectorEnv
+from kdenv.view import PublicView
+from tests.helpers.games import game_after, random_actions
+from tests.strategies import SET_UP_IDS, SET_UPS, decisions, per_set_up, seeds
+
+NUM_ENVS, GAMES = 2, 2  # the vector env's rows, and the games they finish, in each example of the env pairs
+
+
+# ----- engine / compiled core ----------------------------------------------------------------------------
+def engine_copy_drawing_sorted(game: Game) -> Game:
+    """A copy of ``game`` whose unseen dominoes are drawn in number order, as the kernel's ``shuffle=False``."""
+    copy = game.clone()
+    pool = game.unseen()
+    copy.deck, copy.removed = pool[: len(game.deck)], pool[len(game.deck) :]
+    return copy
+
+
+def engine_and_core(players: int, rules: Rules, data: st.DataObject) -> None:
+    """A playout on the core is a legal game in the engine ending in its standings; the core places every domino
+    where the engine does, in every kingdom."""
+    seed = data.draw(seeds)
+    game = game_after(players, rules, seed, data.draw(decisions(players, rules)))
+    snapshot = Snapshot(PublicView(game))
+    for player, kingdom in enumerate(game.kingdoms):
+        for number in range(1, 49):
+            assert snapshot.placements(player, number) == sorted(kingdom.legal_placements(number))
+    standings, moves = snapshot.play(seed, shuffle=False)
+    engine, first_pick = engine_copy_drawing_sorted(game), discard_action(rules.kingdom_size) + 1
+    for player, action, domino in moves.tolist():
+        expected = engine.held_domino if engine.phase == PLACE else engine.line[action - first_pick]
+        assert domino == expected
+        engine.step(action, player)  # raises IllegalMoveError on any move the rules forbid
+    assert engine.is_over
+    assert standings.tolist() == [list(engine.standing(p)) for p in range(engine.num_players)]
+
+
+# ----- Full Greedy in Python / compiled ------------------------------------------------------------------
+def python_greedy_choices(game: Game) -> set[tuple[int, int]]:
+    """agents.greedy.FullGreedy's best choices now, as the compiled policy reports them."""
+    fg = FullGreedy()
+    if game.phase == PLACE:
+        if not any(game.placement_masks()):
+            return {(discard_action(game.rules.kingdom_size), -1)}
+        return set(fg.best_turns(game))
+    options = fg.pick_options(game)
+    top = max(options)[0]
+    return {(-1, slot) for value, slot in options if value == top}
+
+
+def check_greedy_playout(game: Game, policy: str, seed: int) -> None:
+    """A compiled ``policy`` playout from ``game`` (searched by seat 1) is legal, ends in the engine's standings, and
+    its greedy placements (every one for fg, the searching seat's for pg, some for eg) are among Full Greedy's."""
+    standings, moves = Snapshot(game).play(seed, *seat_policies(policy, game.num_players, 1), shuffle=False)
+    engine = engine_copy_drawing_sorted(game)
+    greedy_moves = placements = 0
+    for i, (player, action, _) in enumerate(moves.tolist()):
+        if engine.phase == PLACE:
+            best = python_greedy_choices(engine)
+            discard = discard_action(engine.rules.kingdom_size)
+            pick = moves[i + 1, 1] - discard - 1 if engine.line and best != {(discard, -1)} else -1
+            greedy_moves += (action, pick) in best
+            placements += 1
+            if policy == "fg" or (policy == "pg" and player == 1):
+                assert (action, pick) in best
+        engine.step(action, player)
+    assert engine.is_over
+    assert standings.tolist() == [list(engine.standing(p)) for p in range(engine.num_players)]
+    assert greedy_moves > 0 or placements < 40  # eg too moves greedily now and then (all random: 0.75^40 < 1e-5)
+
+
+def full_greedy(players: int, rules: Rules, data: st.DataObject) -> None:
+    """The compiled Full Greedy and gprd choose among the same best moves as the Python players, and greedy playouts
+    make them."""
+    seed = data.draw(seeds)
+    game = game_after(players, rules, seed, data.draw(decisions(players, rules)))
+    if game.is_over:
+        return
+    assert Snapshot(game).greedy_choices() == python_greedy_choices(game)
+    check_greedy_playout(game, data.draw(st.sampled_from(["fg", "eg", "pg"])), seed)
+    rng = random.Random(seed)
+    while not game.is_over and game.phase != PLACE:
+        game.step(rng.choice(game.legal_actions()))
+    if not game.is_over:
+        snapshot = Snapshot(game)
+        work = compiled.workspace(snapshot.tables.cells)
+        found = compiled.gprd_placements(snapshot.games, 0, snapshot.tables, work)
+        assert sorted(work.best[:found, 0].tolist()) == sorted(GreedyPlacement().best_placements(game))
+
+
+# ----- the vector env, side by side with the Python envs -------------------------------------------------
+def play_side_by_side(venv: VectorEnv, seed: int, twin: Callable[[int], object], check: Callable) -> None:
+    """Random games in ``venv`` with a twin of each row (``twin(i)``, dealt row i's game), until ``GAMES`` have
+    ended: ``check(i, twin, obs, info)`` before each step, ``check(i, twin, obs, info, step)`` after it, where
+    ``step`` is (action, rewards, terminations); a row's twin is dealt again when its game ends."""
+    obs, info = venv.reset(seed=seed)
+    twins = [twin(i) for i in range(venv.num_envs)]
+    rng = np.random.default_rng(seed)
+    ended = 0
+    while ended < GAMES:
+        for i, t in enumerate(twins):
+            check(i, t, obs, info)
+        actions = random_actions(obs["action_mask"], rng)
+        obs, rewards, terminations, truncations, info = venv.step(actions)
+        assert not truncations.any()
+        for i, t in enumerate(twins):
+            check(i, t, obs, info, (int(actions[i]), rewards[i], terminations[i]))
+            if terminations[i]:
+                twins[i] = twin(i)
+                ended += 1
+
+
+def observation(players: int, rules: Rules, data: st.DataObject) -> None:
+    """Every observation of the vector env (compiled, updated move by move) is the Python encoder's of the same
+    game for the player to move, and its mask the engine's legal actions."""
+    gains = data.draw(st.booleans())
+    venv = VectorEnv(NUM_ENVS, players, rules=rules, gains=gains)
+    encoder = ObservationEncoder(players, rules.kingdom_size, gains)
+
+    def check(i: int, game: Game, obs: dict, info: dict, step: tuple | None = None) -> None:
+        if step is not None:
+            game.step(step[0])
+            return
+        assert info["current_player"][i] == game.current_player
+        want = encoder.encode(game, game.current_player)
+        assert np.array_equal(obs["board"][i], want["board"])
+        assert np.array_equal(obs["features"][i], want["features"])
+        assert np.array_equal(obs["action_mask"][i], action_mask(game))
+
+    play_side_by_side(venv, data.draw(seeds), venv.game, check)
+
+
+def aec_and_vector(players: int, rules: Rules, data: st.DataObject) -> None:
+    """The vector env steps as the AEC env does: the same player to move, mask, rewards, ends, final scores and
+    placings (masks alone: ``observations=False``); its records re-play in the engine to the same scores."""
+    reward = data.draw(st.sampled_from(REWARDS))
+    venv = VectorEnv(NUM_ENVS, players, rules=rules, reward=reward, observations=False)
+
+    def aec_twin(i: int) -> raw_env:
+        env = raw_env(players, reward=reward, rules=rules)
+        game = venv.game(i)
+        env.reset(options={"deck": game.drawn + game.deck, "king_order": game.king_order})
+        return env
+
+    finals = []
+
+    def check(i: int, env: raw_env, obs: dict, info: dict, step: tuple | None = None) -> None:
+        if step is None:
+            assert info["current_player"][i] == env.game.current_player
+            assert env.agent_selection == f"player_{env.game.current_player}"
+            assert sorted(np.flatnonzero(obs["action_mask"][i]).tolist()) == sorted(env.game.legal_actions())
+            return
+        action, rewards, terminated = step
+        env.step(action)
+        assert rewards.tolist() == [env.rewards[a] for a in env.possible_agents]
+        assert terminated == env.game.is_over
+        if terminated:
+            assert info["final_info"]["scores"][i].tolist() == env.game.scores()
+            assert info["final_info"]["placings"][i].tolist() == env.game.placings()
+            finals.append(env.game.scores())
+
+    play_side_by_side(venv, data.draw(seeds), aec_twin, check)
+    records = venv.records()
+    assert sorted(r["final"]["scores"] for r in records) == sorted(finals)
+    assert all(replay_record(record).scores() == record["final"]["scores"] for record in records)
+    assert venv.records() == []
+
+
+PAIRS = {
+    "engine-core": engine_and_core,
+    "full-greedy": full_greedy,
+    "observation": observation,
+    "aec-vector": aec_and_vector,
+}
+
+
+@pytest.mark.parametrize("set_up", SET_UPS, ids=SET_UP_IDS)
+@pytest.mark.parametrize("pair", PAIRS)
+@per_set_up()
+@given(data=st.data())
+def test_each_pair_of_implementations_agrees(pair, set_up, data):
+    PAIRS[pair](*set_up, data)
