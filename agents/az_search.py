@@ -26,7 +26,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from agents.compiled import FG, GPRD, RANDOM, finish_rows
+from agents.compiled import Policy, finish_rows
 from kdenv.core.branch import branch, observe_seats
 from kdenv.core.machine import DRAWN, KING, PHASE, PICKING, QUEUE, games
 from kdenv.core.observe import redraw_rows, seen
@@ -35,7 +35,7 @@ from kdenv.core.tables import Tables
 
 VIRTUAL_LOSS = 1.0  # subtracted from the mover's value of an edge while a simulation through it waits
 MAX_DEPTH = 96  # the longest game (2 moves a domino, 48 dominoes)
-ROLLOUTS = {"random": RANDOM, "gprd": GPRD, "fg": FG}  # the rollout policies, as compiled policy codes
+ROLLOUTS = {p.name.lower(): int(p) for p in (Policy.RANDOM, Policy.GPRD, Policy.FG)}  # rollout policies' codes
 
 
 @dataclass(frozen=True)
