@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.az_search import ROLLOUTS, Clock, Result, Search, Settings
+from agents.az_search import ROLLOUTS, Clock, Evaluate, Result, Search, Settings
 from agents.base import Player
 from agents.evaluator import VALUES, Evaluator
 from agents.kernel import Snapshot
@@ -68,7 +68,7 @@ class AZPlayer(Player):
         self.values = choice("values", values, VALUES) if values else ""
         self.base_seed = int(number("seed", seed, int, 0, least=True)) if seed is not None else None
         self.network = PPOPlayer(path)  # reads the checkpoint (one-line errors), and the table's with seat_at
-        self.evaluator = Evaluator(self.network.settings, self.network.policy, self.values)
+        self.evaluator: Evaluate = Evaluator(self.network.settings, self.network.policy, self.values)
         """The network's part of the search: any callable of the Evaluator's signature with its ``views``."""
         self._searches: dict[Rules, Search] = {}
         self._np = np.random.default_rng(self.base_seed)

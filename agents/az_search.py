@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Generator
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 
@@ -98,8 +98,15 @@ class Batch(NamedTuple):
     movers: np.ndarray  # (leaves,)
 
 
-Evaluate = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]
-"""(board, features, mask, movers) -> (logits (L, A), values (L, P)): an :class:`agents.evaluator.Evaluator`."""
+class Evaluate(Protocol):
+    """What evaluates leaves: an :class:`agents.evaluator.Evaluator`, or anything with its call and ``views``."""
+
+    views: int  # observation rows per leaf
+
+    def __call__(
+        self, board: np.ndarray, features: np.ndarray, mask: np.ndarray, movers: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """(logits (L, A), values (L, P)) of L leaves: see :class:`agents.evaluator.Evaluator`."""
 
 
 class Search:

@@ -16,7 +16,12 @@ import time
 from collections.abc import Callable
 from contextlib import contextmanager
 
+import numpy as np
+
 from agents import az_search
+from agents.az import AZPlayer
+from agents.az_search import Evaluate
+from agents.mce import MonteCarloPlayer
 from agents.registry import make_player
 from kdenv.game import Game
 from kdenv.rules import STUDY_RULES
@@ -33,6 +38,22 @@ def mid_game(seed: int, decisions: int = 30) -> PublicView:
     for _ in range(decisions):
         game.step(rng.choice(game.legal_actions()))
     return PublicView(game)
+
+
+class Timed:
+    """An evaluator whose calls add their CPU seconds to ``spent["network"]``."""
+
+    def __init__(self, evaluate: Evaluate, spent: dict[str, float]) -> None:
+        self.evaluate, self.spent, self.views = evaluate, spent, evaluate.views
+
+    def __call__(
+        self, board: np.ndarray, features: np.ndarray, mask: np.ndarray, movers: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        start = time.process_time()
+        try:
+            return self.evaluate(board, features, mask, movers)
+        finally:
+            self.spent["network"] += time.process_time() - start
 
 
 @contextmanager
@@ -63,18 +84,9 @@ def timed_parts(spent: dict[str, float]):
 def az_rate(batch: int, values: str, simulations: int, positions: int) -> tuple[float, dict[str, float]]:
     """(simulations per CPU second, share of the time per part) of ``az`` over ``positions`` positions."""
     player = make_player(f"az:default,simulations={simulations},batch={batch},values={values}", 4, STUDY_RULES)
-    evaluate = player.evaluator
+    assert isinstance(player, AZPlayer)
     spent = dict.fromkeys([*PARTS, "network"], 0.0)
-
-    def network(*args):
-        start = time.process_time()
-        try:
-            return evaluate(*args)
-        finally:
-            spent["network"] += time.process_time() - start
-
-    network.views = evaluate.views  # type: ignore[attr-defined]
-    player.evaluator = network
+    player.evaluator = Timed(player.evaluator, spent)
     player.reset(0, seed=0)
     player.search(mid_game(1000))  # compiles (or loads) the kernels before timing
     spent.update(dict.fromkeys(spent, 0.0))
@@ -152,6 +164,7 @@ def leaf_costs(paths: int, depth: int) -> tuple[float, float]:
 def mce_rate(seconds: float, positions: int) -> float:
     """``mce``'s playouts per CPU second from the same positions (Full-Greedy playouts, its defaults)."""
     player = make_player(f"mce:seconds={seconds},clock=cpu", 4, STUDY_RULES)
+    assert isinstance(player, MonteCarloPlayer)
     player.act(mid_game(1000))  # compiles (or loads) the playout kernel before timing
     done, total = 0, 0.0
     for k in range(positions):

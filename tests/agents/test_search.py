@@ -17,6 +17,7 @@ SEARCHERS = [
     pytest.param("mce:playouts=2,policy=fg,eval=p,width=2", marks=pytest.mark.slow),
     "uct:playouts=16,policy=random,eval=wdl",
     "uct:playouts=4,policy=eg",
+    "az:default,simulations=8,sample=true",  # its deals of the unseen come from the public view alone
 ]
 
 
