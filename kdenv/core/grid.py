@@ -194,7 +194,7 @@ def gain(terrain, labels, sizes, crs, t, number, action):
     """(property-score change, squares of the largest property the domino ends up in) of laying domino
     ``number`` by placement ``action``."""
     a, b = cells_of(action, t)
-    ta, ca, tb, cb = halves_of(number, t)
+    ta, ca, tb, cb = t.halves[number, 0], t.halves[number, 1], t.halves[number, 2], t.halves[number, 3]
     if ta == tb:
         return _joined(terrain, labels, sizes, crs, t, ta, a, b, 2, ca + cb)
     score_a, squares_a = _joined(terrain, labels, sizes, crs, t, ta, a, -1, 1, ca)
@@ -211,24 +211,25 @@ def halves_of(number, t):
 @jit(inline=True)
 def _joined(terrain, labels, sizes, crs, t, kind, a, b, squares, crowns):
     """(score change, squares) of the property that ``squares`` new squares of terrain ``kind`` (cell a, and
-    b if >= 0) with ``crowns`` form with the properties of that terrain next to them.
-
-    Each property is counted once: the last five met are remembered, and no more than six lie next to a
-    domino's two (empty) cells."""
+    b if >= 0) with ``crowns`` form with the properties of that terrain next to them."""
     neighbours = t.neighbours
     total_squares = total_crowns = total_score = 0
-    m1 = m2 = m3 = m4 = m5 = -1
-    for k in range(8 if b >= 0 else 4):
+    n = 8 if b >= 0 else 4
+    for k in range(n):
         x = neighbours[a, k] if k < 4 else neighbours[b, k - 4]
         if x < 0 or terrain[x] != kind:
             continue
         index = labels[x]
-        if index in (m1, m2, m3, m4, m5):
-            continue
-        m1, m2, m3, m4, m5 = index, m1, m2, m3, m4
-        total_squares += sizes[index]
-        total_crowns += crs[index]
-        total_score += sizes[index] * crs[index]
+        seen = False
+        for j in range(k):
+            y = neighbours[a, j] if j < 4 else neighbours[b, j - 4]
+            if y >= 0 and terrain[y] == kind and labels[y] == index:
+                seen = True
+                break
+        if not seen:
+            total_squares += sizes[index]
+            total_crowns += crs[index]
+            total_score += sizes[index] * crs[index]
     joined = total_squares + squares
     return joined * (total_crowns + crowns) - total_score, joined
 
