@@ -20,10 +20,16 @@ def game_bytes(t: Tables, observations: bool = True) -> int:
     """Bytes one game takes in :class:`kdenv.vector.VectorEnv`: its state and what its observations are drawn
     from, its observation and mask buffers with their rows of the batched spaces (a Box keeps low, high and
     two flags per value), its rewards and scores."""
-    drawn = seen(1, t, observations)
-    state = sum(array.nbytes for array in games(1, t)) + drawn.planes.nbytes + drawn.scores.nbytes
+    # what seen() keeps per game (planes, scores, the gains' caches), without its shared scratch arrays
+    drawn = _nbytes(seen(2, t, observations)) - _nbytes(seen(1, t, observations))
+    state = _nbytes(games(1, t)) + drawn
     values = t.num_planes * t.width**2 + t.num_features if observations else 0
     return state + (4 + 4 + 4 + 2) * values + (1 + 1 + 1 + 2) * t.num_actions + 8 * (5 * t.num_players + 3)
+
+
+def _nbytes(arrays) -> int:
+    """Bytes of an array, or of the arrays of a NamedTuple of them (nested ones included)."""
+    return arrays.nbytes if hasattr(arrays, "nbytes") else sum(_nbytes(part) for part in arrays)
 
 
 def free_bytes() -> int | None:

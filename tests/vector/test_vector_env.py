@@ -63,7 +63,7 @@ def test_more_games_than_the_memory_holds_is_one_line_saying_what_they_need():
 
     from kdenv.memory import MemoryNeedError, game_bytes
 
-    with pytest.raises(MemoryNeedError, match=r"num_envs=1000000000 needs about 78 TB of memory \(78 kB each") as err:
+    with pytest.raises(MemoryNeedError, match=r"num_envs=1000000000 needs about 86 TB of memory \(86 kB each") as err:
         VectorEnv(num_envs=10**9)  # numpy's MemoryError before
     assert "\n" not in str(err.value)
     tracemalloc.start()
