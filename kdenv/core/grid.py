@@ -261,8 +261,8 @@ def joins(terrain, reach, box, labels, sizes, crs, t, out):
     neighbours, width, joined = t.neighbours, t.width, out.joined
     r_lo, r_hi, c_lo, c_hi = window(box, t)
     out.counts[:] = 0
-    for r in range(r_lo, r_hi + 1):
-        for c in range(c_lo, c_hi + 1):
+    for r in range(max(r_lo, box[0] - 1), min(r_hi, box[1] + 1) + 1):  # a cell next to a square
+        for c in range(max(c_lo, box[2] - 1), min(c_hi, box[3] + 1) + 1):
             x = r * width + c
             if terrain[x] != EMPTY:
                 continue
