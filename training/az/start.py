@@ -18,24 +18,16 @@ from typing import Any
 import numpy as np
 import torch
 
-from agents.checkpoint import CHECKPOINT_FORMAT, read_checkpoint
+from agents.checkpoint import read_checkpoint
 from agents.ppo_player import BatchedPolicy, build_policy, seat_values
 from kdenv.vector import VectorEnv
 from training.az.config import AZConfig, init_checkpoint
+from training.ppo.run import table_settings
 
 
 def run_settings(config: AZConfig, network: dict[str, Any]) -> dict[str, Any]:
     """The checkpoint settings of the run's networks (``kdenv.json``): the table, and a per-seat value head."""
-    rules = config.rules()
-    return {
-        "format": CHECKPOINT_FORMAT,
-        "num_players": config.env.num_players,
-        "kingdom_size": rules.kingdom_size,
-        "rules": rules.to_dict(),
-        "reward": "rank",
-        "gains": config.env.gains,
-        "network": {**network, "seat_values": True},
-    }
+    return table_settings(config, "rank", {**network, "seat_values": True})
 
 
 def starting_network(config: AZConfig, log: Callable[[str], None] = print) -> tuple[dict[str, Any], Any]:

@@ -28,15 +28,21 @@ LAST, BEST, BC = "last.zip", "best.zip", "bc.zip"
 
 def checkpoint_settings(config: TrainConfig) -> dict[str, Any]:
     """What a player needs to rebuild the network and its observations (``kdenv.json`` in the zip)."""
+    return table_settings(config, config.env.reward, dataclasses.asdict(config.network))
+
+
+def table_settings(config: Any, reward: str, network: dict[str, Any]) -> dict[str, Any]:
+    """A checkpoint's ``kdenv.json`` for a run ``config`` of any backend (its ``env`` and ``rules()``): the table,
+    the observations, the ``reward`` trained on and the ``network``'s size."""
     rules = config.rules()
     return {
         "format": CHECKPOINT_FORMAT,
         "num_players": config.env.num_players,
         "kingdom_size": rules.kingdom_size,
         "rules": rules.to_dict(),
-        "reward": config.env.reward,
+        "reward": reward,
         "gains": config.env.gains,
-        "network": dataclasses.asdict(config.network),
+        "network": network,
     }
 
 
