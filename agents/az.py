@@ -24,7 +24,7 @@ from agents.playout import choice, flag, number
 from agents.ppo_player import PPOPlayer, gains_of
 from agents.search import Budget
 from agents.trace import move_text, top
-from kdenv.core.tables import tables
+from kdenv.batched.tables import tables
 from kdenv.rules import Rules
 from kdenv.view import PublicView
 

@@ -1,7 +1,7 @@
 """Playouts compiled with numba: the hot loop of Monte Carlo search.
 
 A :class:`Snapshot` holds the public state of a game as one game of the compiled core
-(:mod:`kdenv.core`), its unseen dominoes sorted (never in draw order); each playout shuffles them itself,
+(:mod:`kdenv.batched`), its unseen dominoes sorted (never in draw order); each playout shuffles them itself,
 as ``determinize`` does, then plays to the end with a compiled policy per seat (``agents.playout`` makes
 them from its playout policies: random, Full Greedy, epsilon-greedy or player-greedy) and returns every
 player's standing (score, largest property, crowns). Random moves are uniform over the legal ones, as
@@ -17,16 +17,16 @@ import numpy as np
 
 from agents import compiled
 from agents.compiled import Policy
-from kdenv.core.grid import CASTLE, EMPTY, placements, prepare
-from kdenv.core.machine import DRAWN, FINISHED, KING, LINE, PHASE, PICKING, PLACING, ROUND, Games, games
-from kdenv.core.tables import tables
+from kdenv.batched.grid import CASTLE, EMPTY, placements, prepare
+from kdenv.batched.machine import DRAWN, FINISHED, KING, LINE, PHASE, PICKING, PLACING, ROUND, Games, games
+from kdenv.batched.tables import tables
 from kdenv.frame import frame
 from kdenv.game import OVER, PLACE, Game
 from kdenv.view import PublicView
 
 
 class Snapshot:
-    """The public state of a game as game 0 of a core :class:`~kdenv.core.machine.Games` (sorted unseen)."""
+    """The public state of a game as game 0 of a core :class:`~kdenv.batched.machine.Games` (sorted unseen)."""
 
     __slots__ = ("games", "num_players", "scratch", "tables")
 

@@ -34,9 +34,9 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 
 from agents.compiled import Policy, advance, workspace
-from kdenv.core.batch import observe_all, play_rows
-from kdenv.core.machine import players
-from kdenv.core.rng import draw_states
+from kdenv.batched.batch import observe_all, play_rows
+from kdenv.batched.machine import players
+from kdenv.batched.rng import draw_states
 from kdenv.encoding import observation_space
 from kdenv.errors import IllegalMoveError, KingdominoError
 from kdenv.vector import VectorEnv

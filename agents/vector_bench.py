@@ -21,7 +21,7 @@ import numpy as np
 
 from agents.compiled import random_actions
 from agents.vector import LearnerVectorEnv
-from kdenv.core.rng import draw_states
+from kdenv.batched.rng import draw_states
 from kdenv.kingdomino_v0 import raw_env
 from kdenv.rules import Rules
 from kdenv.vector import VectorEnv

@@ -40,10 +40,10 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 
-from kdenv.core.batch import observe_all, step_all
-from kdenv.core.machine import MADE, Games, games, placings, standings, start_all
-from kdenv.core.observe import Seen, redraw_rows, seen
-from kdenv.core.tables import Tables, tables
+from kdenv.batched.batch import observe_all, step_all
+from kdenv.batched.machine import MADE, Games, games, placings, standings, start_all
+from kdenv.batched.observe import Seen, redraw_rows, seen
+from kdenv.batched.tables import Tables, tables
 from kdenv.encoding import observation_space
 from kdenv.errors import IllegalMoveError, KingdominoError
 from kdenv.game import Game

@@ -3,12 +3,12 @@
 The engine (:mod:`kdenv.game`), the encoder and the players in plain Python are the readable references; the
 compiled core and what runs on it must agree with them exactly. The pairs, and what each check compares:
 
-* ``engine-core``: :class:`kdenv.game.Game` and the core (:mod:`kdenv.core`, through
+* ``engine-core``: :class:`kdenv.game.Game` and the core (:mod:`kdenv.batched`, through
   :class:`agents.kernel.Snapshot`): every move of a playout legal, with the same dominoes, ending in the same
   standings; every domino's legal placements in every kingdom.
 * ``full-greedy``: :mod:`agents.greedy` and :mod:`agents.compiled`: Full Greedy's best choices, gprd's best
   placements, and the greedy moves of fg, eg and pg playouts.
-* ``observation``: :class:`kdenv.encoding.ObservationEncoder` and the core's observations (:mod:`kdenv.core.observe`
+* ``observation``: :class:`kdenv.encoding.ObservationEncoder` and the core's observations (:mod:`kdenv.batched.observe`
   in the vector env, updated move by move): every observation, with or without gains, and mask of whole games.
 * ``aec-vector``: :mod:`kdenv.kingdomino_v0` and :class:`kdenv.vector.VectorEnv`: at every decision of whole
   games the player to move, the mask, each reward and the end; the final scores and placings; the records.

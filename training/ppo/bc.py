@@ -26,7 +26,7 @@ import torch
 from agents.compiled import Policy, teacher_moves, workspace
 from agents.ppo_player import masked_logits
 from kdenv.actions import discard_action, pick_action
-from kdenv.core.rng import draw_states
+from kdenv.batched.rng import draw_states
 from kdenv.encoding import SCORE_SCALE, table_of
 from kdenv.game import PICK, Game
 from kdenv.rules import Rules
