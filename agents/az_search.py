@@ -26,7 +26,7 @@ from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 
-from agents.compiled import Policy, finish_rows
+from agents.batched_policies import Policy, finish_rows
 from kdenv.batched.branch import branch, observe_seats
 from kdenv.batched.machine import DRAWN, KING, PHASE, PICKING, QUEUE, games
 from kdenv.batched.observe import redraw_rows, seen

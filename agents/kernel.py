@@ -6,7 +6,7 @@ as ``determinize`` does, then plays to the end with a compiled policy per seat (
 them from its playout policies: random, Full Greedy, epsilon-greedy or player-greedy) and returns every
 player's standing (score, largest property, crowns). Random moves are uniform over the legal ones, as
 ``Game.playout``; greedy ones are those of ``agents.greedy.FullGreedy``. The policies are in
-``agents/compiled.py``; ``tests/conformance`` checks the playouts against the engine move for move.
+``agents/batched_policies.py``; ``tests/conformance`` checks the playouts against the engine move for move.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ import random
 
 import numpy as np
 
-from agents import compiled
-from agents.compiled import Policy
+from agents import batched_policies
+from agents.batched_policies import Policy
 from kdenv.batched.grid import CASTLE, EMPTY, placements, prepare
 from kdenv.batched.machine import DRAWN, FINISHED, KING, LINE, PHASE, PICKING, PLACING, ROUND, Games, games
 from kdenv.batched.tables import tables
@@ -67,7 +67,7 @@ class Snapshot:
         first: tuple[int, ...] = (),
     ) -> np.ndarray:
         """Play the actions ``first`` (legal ones: unchecked), then each seat's ``policies`` (scripted
-        :class:`~agents.compiled.Policy` codes, all RANDOM by default; a greedy move is random with chance
+        :class:`~agents.batched_policies.Policy` codes, all RANDOM by default; a greedy move is random with chance
         ``epsilon``) to the end, with the unseen dominoes shuffled; every player's (score, largest property, crowns)."""
         return self._run(rng.getrandbits(32), policies, epsilon, first, True)[0]
 
@@ -92,7 +92,7 @@ class Snapshot:
         if policies is None:
             policies = np.full(self.num_players, Policy.RANDOM, np.int64)
         out = np.zeros((self.num_players, 3), dtype=np.int64)
-        count = compiled.playout(
+        count = batched_policies.playout(
             self.games, self.scratch, self.tables, policies, epsilon, np.array(first, dtype=np.int64), seed, shuffle,
             out,
         )  # fmt: skip
@@ -108,11 +108,11 @@ class Snapshot:
     def greedy_choices(self) -> set[tuple[int, int]]:
         """Full Greedy's best choices for the acting king: (placement, slot) pairs when placing (slot -1 in
         the last round), (-1, slot) when picking."""
-        work = compiled.workspace(self.tables.cells)
+        work = batched_policies.workspace(self.tables.cells)
         if self.games.counters[0, PHASE] == PLACING:
-            found = compiled.greedy_turns(self.games, 0, self.tables, work)
+            found = batched_policies.greedy_turns(self.games, 0, self.tables, work)
         else:
-            found = compiled.greedy_picks(self.games, 0, self.tables, work)
+            found = batched_policies.greedy_picks(self.games, 0, self.tables, work)
         return {(int(action), int(slot)) for action, slot in work.best[:found]}
 
 

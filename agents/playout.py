@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from agents.compiled import Policy
+from agents.batched_policies import Policy
 from agents.greedy import FullGreedy
 from agents.kernel import Snapshot
 from kdenv.game import OVER, Game, winners_of
@@ -29,8 +29,8 @@ EPSILON = 0.75  # eg: chance of a random move at each decision
 
 
 def seat_policies(policy: str, num_players: int, seat: int) -> tuple[np.ndarray, float]:
-    """(each seat's compiled :class:`~agents.compiled.Policy`, the chance of a random greedy move) of the playout
-    ``policy`` searched by ``seat``, as :meth:`agents.kernel.Snapshot.playout` takes them."""
+    """(each seat's compiled :class:`~agents.batched_policies.Policy`, the chance of a random greedy move) of the
+    playout ``policy`` searched by ``seat``, as :meth:`agents.kernel.Snapshot.playout` takes them."""
     others = Policy.RANDOM if policy in ("random", "pg") else Policy.FG
     policies = np.full(num_players, others, np.int64)
     policies[seat] = Policy.RANDOM if policy == "random" else Policy.FG

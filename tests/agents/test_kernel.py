@@ -4,7 +4,7 @@ and the Python players, move for move, is checked in ``tests/conformance``."""
 
 import random
 
-from agents.compiled import Policy
+from agents.batched_policies import Policy
 from agents.kernel import Snapshot
 from agents.playout import EPSILON, seat_policies
 from kdenv.actions import discard_action
