@@ -1,9 +1,8 @@
 """The scripted policies compiled (numba) over the core's games: random, ``gprd`` and Full Greedy, and playouts.
 
 The rules are those of :mod:`kdenv.batched` (kingdoms as grids, the draft machine), with its tables passed
-in as the argument ``t``; this file holds only how the policies choose. ``agents.kernel`` is the Python
-side (:class:`agents.kernel.Snapshot`), and the single-agent vector view (``agents.vector``) seats these
-policies as opponents.
+in as the argument ``t``; this file holds only how the policies choose. :class:`agents.playout.Snapshot` is the
+Python side, and the single-agent vector view (``agents.vector``) seats these policies as opponents.
 
 Full Greedy here makes the same decisions as ``agents.greedy.FullGreedy``: the filters (stay in the
 centred window, leave no single-square hole, each falling back when it would drop every placement),

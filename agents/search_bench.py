@@ -108,7 +108,7 @@ def leaf_costs(paths: int, depth: int) -> tuple[float, float]:
     engine (``determinize``, ``step``, ``ObservationEncoder``)."""
     import numpy as np
 
-    from agents.kernel import Snapshot
+    from agents.playout import Snapshot
     from kdenv.batched.branch import branch, observe_seats
     from kdenv.batched.machine import DRAWN, games
     from kdenv.batched.observe import redraw_rows, seen

@@ -4,7 +4,7 @@ The engine (:mod:`kdenv.game`), the encoder and the players in plain Python are 
 compiled core and what runs on it must agree with them exactly. The pairs, and what each check compares:
 
 * ``engine-core``: :class:`kdenv.game.Game` and the core (:mod:`kdenv.batched`, through
-  :class:`agents.kernel.Snapshot`): every move of a playout legal, with the same dominoes, ending in the same
+  :class:`agents.playout.Snapshot`): every move of a playout legal, with the same dominoes, ending in the same
   standings; every domino's legal placements in every kingdom.
 * ``full-greedy``: :mod:`agents.greedy` and :mod:`agents.batched_policies`: Full Greedy's best choices, gprd's best
   placements, and the greedy moves of fg, eg and pg playouts.
@@ -29,8 +29,7 @@ from hypothesis import strategies as st
 
 from agents import batched_policies
 from agents.greedy import FullGreedy, GreedyPlacement
-from agents.kernel import Snapshot
-from agents.playout import seat_policies
+from agents.playout import Snapshot, seat_policies
 from kdenv.actions import discard_action
 from kdenv.encoding import ObservationEncoder, action_mask
 from kdenv.game import PLACE, Game
