@@ -6,15 +6,15 @@ import argparse
 import importlib
 
 BENCHMARKS: dict[str, str] = {
-    "engine": "kdenv.bench",  # random games through the engine
-    "env": "kdenv.env_bench",  # AEC turns/s against connect_four
-    "playouts": "agents.bench",  # random and Full-Greedy playouts from the first round
-    "search": "agents.search_bench",  # az's simulations/s by batch size and where its time goes, against mce
-    "vector": "agents.vector_bench",  # the vector env and the learner's view, against the AEC env
-    "train": "training.ppo.bench_train",  # MaskablePPO learner steps/s on the vector env, and where time goes
-    "ray": "training.arena.bench_ray",  # tournament games/s on Ray against the local backend
-    "soak": "training.soak",  # not a speed: random decisions in every set-up through both envs, every game checked
-    "selfplay": "training.az.bench",  # expert iteration: searched self-play decisions/s, learner samples/s, backends
+    "engine": "benchmarks.engine",  # random games through the engine
+    "env": "benchmarks.env",  # AEC turns/s against connect_four
+    "playouts": "benchmarks.playouts",  # random and Full-Greedy playouts from the first round
+    "search": "benchmarks.search",  # az's simulations/s by batch size and where its time goes, against mce
+    "vector": "benchmarks.vector",  # the vector env and the learner's view, against the AEC env
+    "train": "benchmarks.train",  # MaskablePPO learner steps/s on the vector env, and where time goes
+    "ray": "benchmarks.ray_tournament",  # tournament games/s on Ray against the local backend
+    "soak": "benchmarks.soak",  # not a speed: random decisions in every set-up through both envs, every game checked
+    "selfplay": "benchmarks.selfplay",  # expert iteration: searched self-play decisions/s, learner samples/s, backends
 }
 
 

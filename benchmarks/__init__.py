@@ -1,0 +1,1 @@
+"""The benchmarks, one module each with ``main(argv)``: ``kdenv bench NAME`` runs one."""
