@@ -140,3 +140,7 @@ def main(argv: list[str] | None = None) -> int:
         line += f", Ray actors {on_ray:.1f} decisions/s ({on_ray / local - 1:+.0%})"
     print(line)
     return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
