@@ -15,7 +15,8 @@ from kdenv.replay import read_records, to_record
 from kdenv.rules import Rules
 from training.arena.tournament import Tournament
 from training.cli import main
-from training.web.site import game_data, write_site
+from training.view_cli import write_site
+from training.web.site import game_data
 from training.web.site_folder import MARKER
 
 
