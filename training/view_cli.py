@@ -31,7 +31,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def write_site(paths: Sequence[str | os.PathLike], out: str | os.PathLike) -> Path:
     """The viewer's site of the records in ``paths``, with each tournament's results as its reports give them."""
-    from training.web.site import write_site as write_viewer_site
+    from kdenv.viewer.site import write_site as write_viewer_site
 
     return write_viewer_site(paths, out, results_data)
 

@@ -5,7 +5,7 @@ records of each tournament also what ``results`` makes of them: ``kdenv view`` p
 table, head-to-head table and ratings plot) and ``out/games/NNNN.html``, one self-contained page per game. Every
 record is re-played through the engine first, so a page never shows a game the rules do not allow; a game that a
 tournament's file holds twice is shown and counted once, as the tournament counts it. ``out`` is a new or empty
-folder, or a site written before, which is replaced whole (:mod:`training.web.site_folder`).
+folder, or a site written before, which is replaced whole (:mod:`kdenv.viewer.site_folder`).
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ from pathlib import Path
 from kdenv.errors import KingdominoError, RecordError
 from kdenv.files import write_atomically
 from kdenv.replay import read_records, replay_steps
-from training.web.pages import page
-from training.web.site_folder import clear_site_folder
-from training.web.state import breakdown, public_state, table
+from kdenv.viewer.pages import page
+from kdenv.viewer.site_folder import clear_site_folder
+from kdenv.viewer.state import breakdown, public_state, table
 
 GAMES = "games"  # the folder of the game pages inside the site
 MOVE_FIELDS = ("player", "action", "domino", "cells", "trace")  # what a game page reads of a record's moves
