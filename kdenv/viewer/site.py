@@ -82,7 +82,7 @@ def write_site(paths: Sequence[str | os.PathLike], out: str | os.PathLike, resul
     """Write the site of the records in ``paths`` into ``out``, each tournament's ``results`` on its index (none
     without); returns the index page's path."""
     out = Path(out)
-    pages = []
+    pages: list[tuple[str, dict]] = []
     tournaments: dict[str, dict[int, dict]] = {}  # source -> game id -> what the results need of that game
     for source, where, record in read_games(paths):
         try:
