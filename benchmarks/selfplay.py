@@ -73,11 +73,11 @@ def _backend_rate(backend: str, settings: dict, weights: dict, selfplay: SelfPla
             finally:
                 players.close()
     kind = LocalWorkers if selfplay.workers > 1 else InProcess
-    players = kind(settings, weights, selfplay, 0)
+    local = kind(settings, weights, selfplay, 0)
     try:
-        return _second_iteration(players, weights, games)
+        return _second_iteration(local, weights, games)
     finally:
-        players.close()
+        local.close()
 
 
 def _second_iteration(players, weights: dict, games: int) -> float:
