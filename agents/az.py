@@ -19,12 +19,11 @@ import numpy as np
 from agents.az_search import ROLLOUTS, Clock, Evaluate, Result, Search, Settings
 from agents.base import Player
 from agents.evaluator import VALUES, Evaluator
-from agents.kernel import Snapshot
-from agents.playout import choice, flag, number
+from agents.playout import Snapshot, choice, flag, number
 from agents.ppo_player import PPOPlayer, gains_of
 from agents.search import Budget
 from agents.trace import move_text, top
-from kdenv.core.tables import tables
+from kdenv.batched.tables import tables
 from kdenv.rules import Rules
 from kdenv.view import PublicView
 

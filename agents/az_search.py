@@ -1,6 +1,6 @@
 """The search of the ``az`` player: a network-guided max^n tree search over the compiled core.
 
-* **States.** The tree is Python; the states are rows of the compiled core (:mod:`kdenv.core.branch`). Each
+* **States.** The tree is Python; the states are rows of the compiled core (:mod:`kdenv.batched.branch`). Each
   simulation deals its own deck (the root's unseen dominoes reshuffled, as ``view.determinize`` does; the
   true deck is never read: the root is built from a :class:`~kdenv.view.PublicView`), walks the tree, and its
   leaf's state is the root's game with the path played.
@@ -26,12 +26,12 @@ from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 
-from agents.compiled import Policy, finish_rows
-from kdenv.core.branch import branch, observe_seats
-from kdenv.core.machine import DRAWN, KING, PHASE, PICKING, QUEUE, games
-from kdenv.core.observe import redraw_rows, seen
-from kdenv.core.rng import draw_states
-from kdenv.core.tables import Tables
+from agents.batched_policies import Policy, finish_rows
+from kdenv.batched.branch import branch, observe_seats
+from kdenv.batched.machine import DRAWN, KING, PHASE, PICKING, QUEUE, games
+from kdenv.batched.observe import redraw_rows, seen
+from kdenv.batched.rng import draw_states
+from kdenv.batched.tables import Tables
 
 VIRTUAL_LOSS = 1.0  # subtracted from the mover's value of an edge while a simulation through it waits
 MAX_DEPTH = 96  # the longest game (2 moves a domino, 48 dominoes)

@@ -1,7 +1,10 @@
 """Playouts for Monte Carlo players: finish a game with a playout policy, then score it.
 
-Search players run :class:`Playouts`, the compiled kernel (``agents.kernel``); :func:`play_out` is the
-same in pure Python over the engine (the reference the kernel is tested and benchmarked against).
+Search players run :class:`Playouts` over a :class:`Snapshot`: the game's public state in the batched arrays
+(:func:`kdenv.batched.convert.to_arrays`), played out by the batched policies (:mod:`agents.batched_policies`:
+random moves uniform over the legal ones, as ``Game.playout``, greedy ones those of ``agents.greedy.FullGreedy``),
+the unseen dominoes shuffled at each playout, as ``determinize`` does. :func:`play_out` is the same in pure Python
+over the engine: the reference that ``tests/conformance`` checks them against move for move, and the benchmarks too.
 
 Policies (the study's): ``random``; ``fg`` Full Greedy for everyone; ``eg`` epsilon-greedy (each
 decision is random with probability 0.75, Full Greedy otherwise); ``pg`` player-greedy (Full Greedy
@@ -17,9 +20,13 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from agents.compiled import Policy
+from agents import batched_policies
+from agents.batched_policies import Policy
 from agents.greedy import FullGreedy
-from agents.kernel import Snapshot
+from kdenv.batched.convert import to_arrays
+from kdenv.batched.grid import placements
+from kdenv.batched.machine import PHASE, PLACING, Games, games
+from kdenv.batched.tables import tables
 from kdenv.game import OVER, Game, winners_of
 from kdenv.view import PublicView
 
@@ -29,8 +36,8 @@ EPSILON = 0.75  # eg: chance of a random move at each decision
 
 
 def seat_policies(policy: str, num_players: int, seat: int) -> tuple[np.ndarray, float]:
-    """(each seat's compiled :class:`~agents.compiled.Policy`, the chance of a random greedy move) of the playout
-    ``policy`` searched by ``seat``, as :meth:`agents.kernel.Snapshot.playout` takes them."""
+    """(each seat's compiled :class:`~agents.batched_policies.Policy`, the chance of a random greedy move) of the
+    playout ``policy`` searched by ``seat``, as :meth:`Snapshot.playout` takes them."""
     others = Policy.RANDOM if policy in ("random", "pg") else Policy.FG
     policies = np.full(num_players, others, np.int64)
     policies[seat] = Policy.RANDOM if policy == "random" else Policy.FG
@@ -58,6 +65,76 @@ def play_out(game: Game, policy: str, seat: int, rng: random.Random, fg: FullGre
         while game.phase != OVER:
             step(fg.act(game, rng) if game.current_player == seat else random_move(game, rng))
     return game
+
+
+class Snapshot:
+    """The public state of a game as game 0 of a batched :class:`~kdenv.batched.machine.Games` (sorted unseen),
+    played out by the batched policies (:mod:`agents.batched_policies`)."""
+
+    __slots__ = ("games", "num_players", "scratch", "tables")
+
+    def __init__(self, game: Game | PublicView, gains: bool = False) -> None:
+        """Only public information is read: a view is enough. ``gains``: tables for observations with gains."""
+        self.tables = tables(game.num_players, game.rules, gains)
+        self.games = to_arrays(game, self.tables)
+        self.scratch: Games = games(1, self.tables)
+        self.num_players = game.num_players
+
+    def playout(
+        self,
+        rng: random.Random,
+        policies: np.ndarray | None = None,
+        epsilon: float = 0.0,
+        first: tuple[int, ...] = (),
+    ) -> np.ndarray:
+        """Play the actions ``first`` (legal ones: unchecked), then each seat's ``policies`` (scripted
+        :class:`~agents.batched_policies.Policy` codes, all RANDOM by default; a greedy move is random with chance
+        ``epsilon``) to the end, with the unseen dominoes shuffled; every player's (score, largest property, crowns)."""
+        return self._run(rng.getrandbits(32), policies, epsilon, first, True)[0]
+
+    def play(
+        self,
+        seed: int,
+        policies: np.ndarray | None = None,
+        epsilon: float = 0.0,
+        first: tuple[int, ...] = (),
+        shuffle: bool = True,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """(standings, moves) of a playout whose draws come from a generator of its own seeded by ``seed`` (the
+        same seed, the same playout; no other stream is read or moved): ``moves`` holds (player, action,
+        domino) rows; ``shuffle=False`` draws the unseen in number order."""
+        out, count = self._run(seed, policies, epsilon, first, shuffle)
+        return out, self.scratch.moves[0, :count].copy()
+
+    def _run(
+        self, seed: int, policies: np.ndarray | None, epsilon: float, first: tuple[int, ...], shuffle: bool
+    ) -> tuple[np.ndarray, int]:
+        """(standings, number of moves) of a playout into the scratch game."""
+        if policies is None:
+            policies = np.full(self.num_players, Policy.RANDOM, np.int64)
+        out = np.zeros((self.num_players, 3), dtype=np.int64)
+        count = batched_policies.playout(
+            self.games, self.scratch, self.tables, policies, epsilon, np.array(first, dtype=np.int64), seed, shuffle,
+            out,
+        )  # fmt: skip
+        return out, count
+
+    def placements(self, player: int, number: int) -> list[int]:
+        """The core's legal placement actions of domino ``number`` in ``player``'s kingdom, sorted."""
+        g = self.games
+        out = np.zeros(4 * self.tables.cells, dtype=np.int64)
+        count = placements(g.terrain[0, player], g.reach[0, player], g.box[0, player], self.tables, number, out)
+        return sorted(out[:count].tolist())
+
+    def greedy_choices(self) -> set[tuple[int, int]]:
+        """Full Greedy's best choices for the acting king: (placement, slot) pairs when placing (slot -1 in
+        the last round), (-1, slot) when picking."""
+        work = batched_policies.workspace(self.tables.cells)
+        if self.games.counters[0, PHASE] == PLACING:
+            found = batched_policies.greedy_turns(self.games, 0, self.tables, work)
+        else:
+            found = batched_policies.greedy_picks(self.games, 0, self.tables, work)
+        return {(int(action), int(slot)) for action, slot in work.best[:found]}
 
 
 class Playouts:

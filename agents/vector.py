@@ -3,7 +3,7 @@
 The single-agent view of :mod:`kdenv.wrappers`, batched over :class:`kdenv.vector.VectorEnv`: each row is
 a game in which the learner holds one seat (drawn at each deal, or fixed by ``seat``) and the opponents
 hold the others. Scripted opponents (``"random"``, ``"gprd"``, ``"fg"``) play inside the compiled kernel
-(``agents.compiled``); a batched opponent is a callable ``(obs_batch, mask_batch) -> actions`` (a
+(``agents.batched_policies``); a batched opponent is a callable ``(obs_batch, mask_batch) -> actions`` (a
 ``ppo:PATH`` spec makes one from a checkpoint), called once per opponent decision across all the games
 waiting on it, never once per game::
 
@@ -33,10 +33,10 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 
-from agents.compiled import Policy, advance, workspace
-from kdenv.core.batch import observe_all, play_rows
-from kdenv.core.machine import players
-from kdenv.core.rng import draw_states
+from agents.batched_policies import Policy, advance, workspace
+from kdenv.batched.batch import observe_all, play_rows
+from kdenv.batched.machine import players
+from kdenv.batched.rng import draw_states
 from kdenv.encoding import observation_space
 from kdenv.errors import IllegalMoveError, KingdominoError
 from kdenv.vector import VectorEnv

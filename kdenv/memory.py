@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import os
 
-from kdenv.core.machine import games
-from kdenv.core.observe import seen
-from kdenv.core.tables import Tables
+from kdenv.batched.machine import games
+from kdenv.batched.observe import seen
+from kdenv.batched.tables import Tables
 from kdenv.errors import KingdominoError
 
 

@@ -201,23 +201,3 @@ def write_record(path: str | os.PathLike, record: dict) -> None:
 
 
 # ----- the `kdenv replay` command ---------------------------------------------------------------
-def add_arguments(parser) -> None:
-    parser.add_argument("files", nargs="+", help="record files (.json, or .jsonl with one record a line)")
-    parser.add_argument("--quiet", action="store_true", help="print only the summary line")
-
-
-def run(args) -> int:
-    total = 0
-    for path in args.files:
-        for index, record in enumerate(read_records(path), start=1):
-            try:
-                game = replay_record(record)
-            except RecordError as err:
-                print(f"{path}: record {index}: {err}")
-                return 1
-            total += 1
-            if not args.quiet:
-                state = f"scores {game.scores()} winners {game.winners()}" if game.is_over else "unfinished"
-                print(f"{path}: record {index}: ok, {len(game.moves)} moves, {state}")
-    print(f"{total} record(s) re-played and checked")
-    return 0

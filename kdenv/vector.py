@@ -40,10 +40,11 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 
-from kdenv.core.batch import observe_all, step_all
-from kdenv.core.machine import MADE, Games, games, placings, standings, start_all
-from kdenv.core.observe import Seen, redraw_rows, seen
-from kdenv.core.tables import Tables, tables
+from kdenv.batched.batch import observe_all, step_all
+from kdenv.batched.convert import to_game
+from kdenv.batched.machine import MADE, Games, games, placings, standings, start_all
+from kdenv.batched.observe import Seen, redraw_rows, seen
+from kdenv.batched.tables import Tables, tables
 from kdenv.encoding import observation_space
 from kdenv.errors import IllegalMoveError, KingdominoError
 from kdenv.game import Game
@@ -145,7 +146,7 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         ``max_records`` of them), each re-played through the engine as it is written."""
         done = list(self._finished)
         self._finished.clear()
-        return [to_record(self._replay(*game), agents) for *game, agents in done]
+        return [to_record(to_game(self.rules, self.tables, *game), agents) for *game, agents in done]
 
     def close(self, **kwargs: Any) -> None:
         """Nothing to release."""
@@ -164,19 +165,12 @@ class VectorEnv(gymnasium.vector.VectorEnv):
 
     def game(self, i: int) -> Game:
         """Game ``i`` as the engine's :class:`~kdenv.game.Game`, re-played from its deal and moves."""
-        return self._replay(*self._game_arrays(i))
+        return to_game(self.rules, self.tables, *self._game_arrays(i))
 
     def _game_arrays(self, i: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Copies of game ``i``'s deck, king order and moves made."""
         g = self.games
         return g.deck[i].copy(), g.order[i].copy(), g.moves[i, : g.counters[i, MADE]].copy()
-
-    def _replay(self, deck: np.ndarray, king_order: np.ndarray, moves: np.ndarray) -> Game:
-        in_play = self.tables.in_play
-        game = Game.from_deck(self.num_players, self.rules, deck[:in_play].tolist(), king_order.tolist())
-        for p, action, _ in moves.tolist():
-            game.step(action, p)
-        return game
 
     def _actions(self, actions: Any) -> np.ndarray:
         """``actions`` as int64, one per env; an IllegalMoveError for anything else, and a KingdominoError

@@ -1,21 +1,11 @@
-"""`kdenv bench TARGET`: the speed benchmarks, each a module with main(argv) in its own layer."""
+"""`kdenv bench NAME`: the speed benchmarks of the :mod:`benchmarks` package, each imported only when it runs."""
 
 from __future__ import annotations
 
 import argparse
-import importlib
 
-BENCHMARKS: dict[str, str] = {
-    "engine": "kdenv.bench",  # random games through the engine
-    "env": "kdenv.env_bench",  # AEC turns/s against connect_four
-    "playouts": "agents.bench",  # random and Full-Greedy playouts from the first round
-    "search": "agents.search_bench",  # az's simulations/s by batch size and where its time goes, against mce
-    "vector": "agents.vector_bench",  # the vector env and the learner's view, against the AEC env
-    "train": "training.ppo.bench_train",  # MaskablePPO learner steps/s on the vector env, and where time goes
-    "ray": "training.arena.bench_ray",  # tournament games/s on Ray against the local backend
-    "soak": "training.soak",  # not a speed: random decisions in every set-up through both envs, every game checked
-    "selfplay": "training.az.bench",  # expert iteration: searched self-play decisions/s, learner samples/s, backends
-}
+# the one import of the top layer from below it, declared in pyproject.toml's layer contract (ignore_imports)
+from benchmarks import BENCHMARKS, run_benchmark
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -24,4 +14,4 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    return importlib.import_module(BENCHMARKS[args.target]).main(args.options)
+    return run_benchmark(args.target, args.options)

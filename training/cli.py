@@ -11,7 +11,7 @@ from kdenv.errors import KingdominoError
 
 # subcommand -> (module, one-line help). Each module has add_arguments(parser) and run(args) -> int.
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
-    "replay": ("kdenv.replay", "re-play and check game records (a .json or .jsonl file)"),
+    "replay": ("training.replay_cli", "re-play and check game records (a .json or .jsonl file)"),
     "bench": (
         "training.bench",
         "speed benchmarks (engine, env, playouts, vector, train, ray, search, selfplay) and the soak test",

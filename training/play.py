@@ -29,7 +29,7 @@ from kdenv.game import OVER, PLACE, Game
 from kdenv.rules import Rules
 from kdenv.tiles import TERRAINS, domino
 from kdenv.view import PublicView
-from training.web.state import HUMAN
+from kdenv.viewer.state import HUMAN
 
 COLUMNS = "abcdefghijklm"  # the 13 columns of a Mighty Duel frame at most
 WEB_RECORDS = "runs/web"  # where --web saves the records of finished games

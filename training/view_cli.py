@@ -12,7 +12,10 @@ charts the scores, shows the final breakdown and, for traced records (``--trace`
 from __future__ import annotations
 
 import argparse
+import os
 import webbrowser
+from collections.abc import Sequence
+from pathlib import Path
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -26,9 +29,34 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--open", action="store_true", help="open the site in the web browser")
 
 
-def run(args: argparse.Namespace) -> int:
-    from training.web.site import write_site
+def write_site(paths: Sequence[str | os.PathLike], out: str | os.PathLike) -> Path:
+    """The viewer's site of the records in ``paths``, with each tournament's results as its reports give them."""
+    from kdenv.viewer.site import write_site as write_viewer_site
 
+    return write_viewer_site(paths, out, results_data)
+
+
+def results_data(image: Path, source: str, games: list[dict]) -> dict:
+    """The results and head-to-head tables of one tournament's games (as its ``results.md`` words them), and
+    their plot, written to ``image``."""
+    from training.arena.report import COLUMNS, agent_row, head_to_head_rows, plot
+    from training.arena.stats import summarize
+
+    results = summarize(games)
+    plot(results, image)
+    return {
+        "source": source,
+        "games": results.games,
+        "deals": results.deals,
+        "columns": list(COLUMNS),
+        "rows": [list(agent_row(a)) for a in results.agents],
+        "head_to_head": [list(row) for row in head_to_head_rows(results)] if len(results.agents) > 1 else [],
+        "agents": [a.agent for a in results.agents],
+        "ratings": image.name,
+    }
+
+
+def run(args: argparse.Namespace) -> int:
     index = write_site(args.files, args.out)
     print(f"wrote {index} (open it in a browser; it needs no server)")
     if args.open:

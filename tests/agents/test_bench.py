@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agents.bench import first_round, main
+from benchmarks.playouts import first_round, main
 
 
 def test_bench_playouts_prints_kernel_and_engine_rates(capsys):
@@ -19,7 +19,7 @@ def test_playouts_start_after_the_setup_picks():
 
 
 def test_bench_search_prints_each_batch_its_parts_the_leaf_costs_and_mce(capsys):
-    from agents.search_bench import main as search
+    from benchmarks.search import main as search
 
     assert search(["--positions", "1", "--simulations", "8", "--batches", "1", "4"]) == 0
     lines = capsys.readouterr().out.splitlines()

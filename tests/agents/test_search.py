@@ -65,7 +65,7 @@ def test_decisions_do_not_depend_on_the_hidden_deck_order(spec):
 
 def test_determinized_copies_are_all_the_player_plans_on():
     """The view handed to uct is only ever asked for public state and determinize() (mce's playouts start
-    from the kernel's snapshot of the public state, which reshuffles the unseen: see test_kernel)."""
+    from the kernel's snapshot of the public state, which reshuffles the unseen: see test_snapshot)."""
     game = Game(4, STUDY_RULES, seed=3)
     calls = []
 

@@ -3,12 +3,12 @@
 The engine (:mod:`kdenv.game`), the encoder and the players in plain Python are the readable references; the
 compiled core and what runs on it must agree with them exactly. The pairs, and what each check compares:
 
-* ``engine-core``: :class:`kdenv.game.Game` and the core (:mod:`kdenv.core`, through
-  :class:`agents.kernel.Snapshot`): every move of a playout legal, with the same dominoes, ending in the same
+* ``engine-core``: :class:`kdenv.game.Game` and the core (:mod:`kdenv.batched`, through
+  :class:`agents.playout.Snapshot`): every move of a playout legal, with the same dominoes, ending in the same
   standings; every domino's legal placements in every kingdom.
-* ``full-greedy``: :mod:`agents.greedy` and :mod:`agents.compiled`: Full Greedy's best choices, gprd's best
+* ``full-greedy``: :mod:`agents.greedy` and :mod:`agents.batched_policies`: Full Greedy's best choices, gprd's best
   placements, and the greedy moves of fg, eg and pg playouts.
-* ``observation``: :class:`kdenv.encoding.ObservationEncoder` and the core's observations (:mod:`kdenv.core.observe`
+* ``observation``: :class:`kdenv.encoding.ObservationEncoder` and the core's observations (:mod:`kdenv.batched.observe`
   in the vector env, updated move by move): every observation, with or without gains, and mask of whole games.
 * ``aec-vector``: :mod:`kdenv.kingdomino_v0` and :class:`kdenv.vector.VectorEnv`: at every decision of whole
   games the player to move, the mask, each reward and the end; the final scores and placings; the records.
@@ -27,10 +27,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agents import compiled
+from agents import batched_policies
 from agents.greedy import FullGreedy, GreedyPlacement
-from agents.kernel import Snapshot
-from agents.playout import seat_policies
+from agents.playout import Snapshot, seat_policies
 from kdenv.actions import discard_action
 from kdenv.encoding import ObservationEncoder, action_mask
 from kdenv.game import PLACE, Game
@@ -121,8 +120,8 @@ def full_greedy(players: int, rules: Rules, data: st.DataObject) -> None:
         game.step(rng.choice(game.legal_actions()))
     if not game.is_over:
         snapshot = Snapshot(game)
-        work = compiled.workspace(snapshot.tables.cells)
-        found = compiled.gprd_placements(snapshot.games, 0, snapshot.tables, work)
+        work = batched_policies.workspace(snapshot.tables.cells)
+        found = batched_policies.gprd_placements(snapshot.games, 0, snapshot.tables, work)
         assert sorted(work.best[:found, 0].tolist()) == sorted(GreedyPlacement().best_placements(game))
 
 

@@ -19,7 +19,7 @@ import pytest
 from agents.arena import play_game
 from agents.az_search import Search
 from agents.registry import make_player
-from kdenv.core.machine import MADE, copy_game, games
+from kdenv.batched.machine import MADE, copy_game, games
 from kdenv.encoding import ObservationEncoder, action_mask
 from kdenv.game import Game
 from kdenv.replay import replay_record

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from agents.kernel import Snapshot
+from agents.playout import Snapshot
 from agents.vector import LearnerVectorEnv
 from kdenv.errors import IllegalMoveError, KingdominoError
 from kdenv.game import Game

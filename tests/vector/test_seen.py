@@ -1,4 +1,4 @@
-"""The compiled observations' caches (``kdenv.core.observe.Seen``: planes, scores, properties, next-line gains)
+"""The compiled observations' caches (``kdenv.batched.observe.Seen``: planes, scores, properties, next-line gains)
 against the Python encoder, from every seat at every decision of whole games whose rows are copied into one
 another and restored from snapshots, as a search does."""
 
@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 
-from kdenv.core.batch import RANK, observe_all, play_rows
-from kdenv.core.machine import FINISHED, PHASE, Games, copy_game, games, start
-from kdenv.core.observe import Seen, copy_seen, redraw_rows, seen
-from kdenv.core.tables import Tables, tables
+from kdenv.batched.batch import RANK, observe_all, play_rows
+from kdenv.batched.machine import FINISHED, PHASE, Games, copy_game, games, start
+from kdenv.batched.observe import Seen, copy_seen, redraw_rows, seen
+from kdenv.batched.tables import Tables, tables
 from kdenv.encoding import ObservationEncoder
 from kdenv.game import Game
 from kdenv.rules import Rules

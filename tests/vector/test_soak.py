@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
+from benchmarks import soak
 from kdenv.errors import RecordError
-from training import soak
 from training.cli import main
 
 

@@ -7,7 +7,7 @@ import pytest
 from kdenv.replay import read_records
 from tests.web.browser import browser_page, needs_chromium, web_server
 from training.cli import main
-from training.web.site import write_site
+from training.view_cli import write_site
 
 pytestmark = needs_chromium
 

@@ -13,10 +13,11 @@ import pytest
 from kdenv.game import Game
 from kdenv.replay import read_records, to_record
 from kdenv.rules import Rules
+from kdenv.viewer.site import game_data
+from kdenv.viewer.site_folder import MARKER
 from training.arena.tournament import Tournament
 from training.cli import main
-from training.web.site import game_data, write_site
-from training.web.site_folder import MARKER
+from training.view_cli import write_site
 
 
 @pytest.fixture(scope="module")

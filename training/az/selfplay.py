@@ -24,7 +24,7 @@ import numpy as np
 from agents.az_search import Search, drive
 from agents.az_search import Settings as SearchSettings
 from agents.evaluator import Evaluator
-from kdenv.core.machine import copy_game, games
+from kdenv.batched.machine import copy_game, games
 from kdenv.rules import Rules
 from kdenv.vector import VectorEnv
 

@@ -1,6 +1,6 @@
 """Behaviour cloning: a warm start for PPO by imitating a scripted teacher (``fg``) in its self-play games.
 
-The vector env plays teacher-only games with the compiled teacher (``agents.compiled.teacher_moves``, the
+The vector env plays teacher-only games with the compiled teacher (``agents.batched_policies.teacher_moves``, the
 same moves as the Python players) and encodes every decision (observation from the acting seat, legal
 mask, the teacher's best moves, and that seat's return under the run's reward); the trainer keeps the
 latest chunks in a small buffer and fits the policy by cross-entropy on masked logits, with the value
@@ -23,10 +23,10 @@ from collections.abc import Callable, Iterator
 import numpy as np
 import torch
 
-from agents.compiled import Policy, teacher_moves, workspace
+from agents.batched_policies import Policy, teacher_moves, workspace
 from agents.ppo_player import masked_logits
 from kdenv.actions import discard_action, pick_action
-from kdenv.core.rng import draw_states
+from kdenv.batched.rng import draw_states
 from kdenv.encoding import SCORE_SCALE, table_of
 from kdenv.game import PICK, Game
 from kdenv.rules import Rules

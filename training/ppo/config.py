@@ -252,7 +252,7 @@ def check_env(env: EnvConfig) -> None:
 def _check_memory(config: TrainConfig) -> None:
     """``ppo.n_envs`` games and their rollouts (SB3 keeps each step's observation, mask and outcome as float32)
     fit in the memory free here."""
-    from kdenv.core.tables import tables
+    from kdenv.batched.tables import tables
     from kdenv.memory import MemoryNeedError, check_fits, game_bytes
 
     t, steps = tables(config.env.num_players, config.rules(), config.env.gains), config.ppo.n_steps

@@ -1,1 +1,1 @@
-"""Games in the browser: the static record viewer (``kdenv view``) and the web game (``kdenv play --web``)."""
+"""The web game (``kdenv play --web``): its server, request guard and offered players; pages from kdenv.viewer."""

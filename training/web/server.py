@@ -46,10 +46,10 @@ from kdenv.game import OVER, Game
 from kdenv.replay import to_record, write_record
 from kdenv.rules import Rules
 from kdenv.view import PublicView
+from kdenv.viewer.pages import page
+from kdenv.viewer.state import HUMAN, breakdown, kingdom_squares, public_state, table
 from training.web.guard import Guard, RequestError
 from training.web.offer import Offer
-from training.web.pages import page
-from training.web.state import HUMAN, breakdown, kingdom_squares, public_state, table
 
 HOST = "127.0.0.1"  # the only address served
 MAX_GAMES = 64  # games kept in memory; the oldest beyond that is forgotten

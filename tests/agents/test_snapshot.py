@@ -4,9 +4,8 @@ and the Python players, move for move, is checked in ``tests/conformance``."""
 
 import random
 
-from agents.compiled import Policy
-from agents.kernel import Snapshot
-from agents.playout import EPSILON, seat_policies
+from agents.batched_policies import Policy
+from agents.playout import EPSILON, Snapshot, seat_policies
 from kdenv.actions import discard_action
 from kdenv.game import PLACE, Game
 from kdenv.rules import STUDY_RULES

@@ -1,9 +1,9 @@
 """The draft and round machine, compiled, for many games held in arrays (:class:`Games`).
 
 Game ``i`` of a :class:`Games` is the engine's :class:`kdenv.game.Game` in arrays: kingdoms as grids
-(:mod:`kdenv.core.grid`), the dominoes in draw order, the kings of this round with their dominoes,
+(:mod:`kdenv.batched.grid`), the dominoes in draw order, the kings of this round with their dominoes,
 the next line with its claims, and every move made. :func:`start` deals it from a deck and a king
-order, :func:`apply` plays a legal action (the legal ones are the mask that :mod:`kdenv.core.observe`
+order, :func:`apply` plays a legal action (the legal ones are the mask that :mod:`kdenv.batched.observe`
 writes). The engine stays the readable reference: ``tests/conformance`` plays both side by side,
 move for move.
 """
@@ -14,9 +14,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from kdenv.core.grid import clear, place, placements, standing
-from kdenv.core.jit import jit
-from kdenv.core.tables import Tables
+from kdenv.batched.grid import clear, place, placements, standing
+from kdenv.batched.jit import jit
+from kdenv.batched.tables import Tables
 from kdenv.tiles import NUM_DOMINOES
 
 PICKING, PLACING, FINISHED = 0, 1, 2  # phases
@@ -83,7 +83,7 @@ def start_all(g, t, rows, decks, king_orders):
 @jit
 def copy_game(src, i, dst, j):
     """Make game ``j`` of ``dst`` a copy of game ``i`` of ``src`` (its observations' caches stay behind: see
-    :func:`kdenv.core.observe.copy_seen`)."""
+    :func:`kdenv.batched.observe.copy_seen`)."""
     dst.terrain[j] = src.terrain[i]
     dst.crowns[j] = src.crowns[i]
     dst.reach[j] = src.reach[i]

@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from kdenv.core.jit import jit
+from kdenv.batched.jit import jit
 from kdenv.tiles import NUM_TERRAINS
 
 EMPTY, CASTLE = -1, 6  # grid codes besides the terrains 0..5

@@ -108,10 +108,10 @@ def leaf_costs(paths: int, depth: int) -> tuple[float, float]:
     engine (``determinize``, ``step``, ``ObservationEncoder``)."""
     import numpy as np
 
-    from agents.kernel import Snapshot
-    from kdenv.core.branch import branch, observe_seats
-    from kdenv.core.machine import DRAWN, games
-    from kdenv.core.observe import redraw_rows, seen
+    from agents.playout import Snapshot
+    from kdenv.batched.branch import branch, observe_seats
+    from kdenv.batched.machine import DRAWN, games
+    from kdenv.batched.observe import redraw_rows, seen
     from kdenv.encoding import ObservationEncoder
 
     view, rng = mid_game(7), random.Random(0)

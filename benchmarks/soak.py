@@ -18,6 +18,7 @@ import itertools
 import json
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -120,7 +121,7 @@ class Soak:
         self.runs += 1
         self.check(games, where)
 
-    def check(self, games: list[tuple[dict, Result | None]], where: str) -> None:
+    def check(self, games: Sequence[tuple[dict, Result | None]], where: str) -> None:
         """Write the records to a JSON Lines file and re-play each as ``kdenv replay`` does; a game with a
         known result must end with it."""
         if not games:

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from kdenv.core.jit import jit
-from kdenv.core.machine import FINISHED, PHASE, apply, copy_game, placings, standings
-from kdenv.core.observe import observe
+from kdenv.batched.jit import jit
+from kdenv.batched.machine import FINISHED, PHASE, apply, copy_game, placings, standings
+from kdenv.batched.observe import observe
 
 
 @jit

@@ -73,11 +73,11 @@ def _backend_rate(backend: str, settings: dict, weights: dict, selfplay: SelfPla
             finally:
                 players.close()
     kind = LocalWorkers if selfplay.workers > 1 else InProcess
-    players = kind(settings, weights, selfplay, 0)
+    local = kind(settings, weights, selfplay, 0)
     try:
-        return _second_iteration(players, weights, games)
+        return _second_iteration(local, weights, games)
     finally:
-        players.close()
+        local.close()
 
 
 def _second_iteration(players, weights: dict, games: int) -> float:
@@ -140,3 +140,7 @@ def main(argv: list[str] | None = None) -> int:
         line += f", Ray actors {on_ray:.1f} decisions/s ({on_ray / local - 1:+.0%})"
     print(line)
     return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

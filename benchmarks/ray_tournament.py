@@ -45,3 +45,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  Ray's overhead: {1 - local / on_ray:+.1%} of the local throughput without the start-up, "
           f"{1 - local / (on_ray + start_up):+.1%} with it")  # fmt: skip
     return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -6,9 +6,9 @@ seat's best gain of each next-line domino is kept until its kingdom changes or a
 observation is then a copy of the kingdoms in the observer's order, the legal placements of the acting king,
 and a few dozen features.
 
-A search that copies game rows (:func:`~kdenv.core.machine.copy_game`) copies their seen rows with them
+A search that copies game rows (:func:`~kdenv.batched.machine.copy_game`) copies their seen rows with them
 (:func:`copy_seen`), or draws them afresh (:func:`redraw_rows`): a seen row is only updated by the moves
-played through :func:`kdenv.core.batch.play`.
+played through :func:`kdenv.batched.batch.play`.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from kdenv.core.grid import (
+from kdenv.batched.grid import (
     CASTLE,
     EMPTY,
     Joins,
@@ -28,8 +28,8 @@ from kdenv.core.grid import (
     placement_gains,
     window,
 )
-from kdenv.core.jit import jit
-from kdenv.core.machine import (
+from kdenv.batched.jit import jit
+from kdenv.batched.machine import (
     CLAIMS,
     DRAWN,
     FINISHED,
@@ -43,8 +43,8 @@ from kdenv.core.machine import (
     ROUND,
     legal_placements,
 )
-from kdenv.core.machine import held as held_domino
-from kdenv.core.tables import Tables
+from kdenv.batched.machine import held as held_domino
+from kdenv.batched.tables import Tables
 
 CURRENT_LINE, NEXT_LINE, HELD_DOMINO, DECISION, ROUND_FEATURE, SCORES, UNSEEN, GAINS = range(8)  # Tables.starts
 
@@ -52,10 +52,10 @@ CURRENT_LINE, NEXT_LINE, HELD_DOMINO, DECISION, ROUND_FEATURE, SCORES, UNSEEN, G
 class Seen(NamedTuple):
     """Each seat's planes, score, properties and next-line gains as last drawn, per game.
 
-    Row i describes row i of a :class:`~kdenv.core.machine.Games` while every move goes through
-    :func:`kdenv.core.batch.play` (which redraws the mover's kingdom where planes are kept, or the scores
+    Row i describes row i of a :class:`~kdenv.batched.machine.Games` while every move goes through
+    :func:`kdenv.batched.batch.play` (which redraws the mover's kingdom where planes are kept, or the scores
     alone where only the ``SCORE`` reward needs them); a row dealt afresh needs
-    :func:`redraw_rows`, and a game row copied by :func:`~kdenv.core.machine.copy_game` needs its seen row
+    :func:`redraw_rows`, and a game row copied by :func:`~kdenv.batched.machine.copy_game` needs its seen row
     copied with it (:func:`copy_seen`) or drawn afresh (:func:`redraw_rows`)."""
 
     planes: np.ndarray  # (n, players, planes per kingdom, cells) float32
@@ -122,7 +122,7 @@ def redraw_rows(s, g, rows, t):
 @jit
 def copy_seen(src, i, dst, j):
     """Make row ``j`` of ``dst`` a copy of row ``i`` of ``src``: what game ``j`` needs once
-    :func:`~kdenv.core.machine.copy_game` made it a copy of game ``i`` (cheaper than :func:`redraw_rows`)."""
+    :func:`~kdenv.batched.machine.copy_game` made it a copy of game ``i`` (cheaper than :func:`redraw_rows`)."""
     dst.planes[j] = src.planes[i]
     dst.scores[j] = src.scores[i]
     dst.properties[j] = src.properties[i]

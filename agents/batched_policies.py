@@ -1,9 +1,8 @@
 """The scripted policies compiled (numba) over the core's games: random, ``gprd`` and Full Greedy, and playouts.
 
-The rules are those of :mod:`kdenv.core` (kingdoms as grids, the draft machine), with its tables passed
-in as the argument ``t``; this file holds only how the policies choose. ``agents.kernel`` is the Python
-side (:class:`agents.kernel.Snapshot`), and the single-agent vector view (``agents.vector``) seats these
-policies as opponents.
+The rules are those of :mod:`kdenv.batched` (kingdoms as grids, the draft machine), with its tables passed
+in as the argument ``t``; this file holds only how the policies choose. :class:`agents.playout.Snapshot` is the
+Python side, and the single-agent vector view (``agents.vector``) seats these policies as opponents.
 
 Full Greedy here makes the same decisions as ``agents.greedy.FullGreedy``: the filters (stay in the
 centred window, leave no single-square hole, each falling back when it would drop every placement),
@@ -14,7 +13,7 @@ properties a new square joins. ``tests/conformance`` checks all of it against th
 and the Python players.
 
 Random moves and ties are drawn from generators the caller owns and passes in (``draws``, one uint64 state
-per game, :mod:`kdenv.core.rng`), never from numba's process-wide ``np.random``: two envs, or an env and a
+per game, :mod:`kdenv.batched.rng`), never from numba's process-wide ``np.random``: two envs, or an env and a
 search, never share a stream.
 """
 
@@ -25,8 +24,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from kdenv.core.batch import play
-from kdenv.core.grid import (
+from kdenv.batched.batch import play
+from kdenv.batched.grid import (
     CASTLE,
     EMPTY,
     cells_of,
@@ -40,8 +39,8 @@ from kdenv.core.grid import (
     placements,
     window,
 )
-from kdenv.core.jit import jit
-from kdenv.core.machine import (
+from kdenv.batched.jit import jit
+from kdenv.batched.machine import (
     CLAIMS,
     DRAWN,
     FINISHED,
@@ -59,7 +58,7 @@ from kdenv.core.machine import (
     player,
     standings,
 )
-from kdenv.core.rng import below, between, uniform
+from kdenv.batched.rng import below, between, uniform
 
 
 class Policy(IntEnum):
@@ -364,7 +363,7 @@ def random_move(g, i, t, work, draws):
 @jit(inline=True)
 def choose(g, i, t, policy, epsilon, plans, work, draws):
     """The action of ``policy`` (a scripted :class:`Policy`) for the player to move in game ``i``, ties and random moves
-    drawn from the generator ``draws[i]`` (:mod:`kdenv.core.rng`). With ``epsilon`` > 0 a greedy policy moves
+    drawn from the generator ``draws[i]`` (:mod:`kdenv.batched.rng`). With ``epsilon`` > 0 a greedy policy moves
     at random with that chance. ``plans[i]``: the slot Full Greedy chose with its placement (-1: none), kept
     for its pick."""
     planned, plans[i] = plans[i], -1
@@ -437,7 +436,7 @@ def finish_rows(g, t, rows, policy, draws, values):
 @jit
 def advance(s, g, t, rows, seats, reward, paid, rewards, ended, plans, waiting, work, draws):
     """Let the compiled opponents (``seats[i, p]`` a scripted :class:`Policy`) of the games of ``rows`` play until the
-    learner or a batched opponent is to move or the game ends, as :func:`kdenv.core.batch.play`, drawing from
+    learner or a batched opponent is to move or the game ends, as :func:`kdenv.batched.batch.play`, drawing from
     the generator ``draws[i]`` of each game. Writes the code of the seat to move to ``waiting[i]`` (``LEARNER``, a
     batched code), or FINISHED_GAME once it ends."""
     for i in rows:

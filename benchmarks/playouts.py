@@ -16,8 +16,7 @@ import time
 from collections.abc import Callable
 
 from agents.greedy import FullGreedy
-from agents.kernel import Snapshot
-from agents.playout import play_out, seat_policies
+from agents.playout import Snapshot, play_out, seat_policies
 from kdenv.game import PICK, Game
 from kdenv.rules import STUDY_RULES
 from kdenv.view import PublicView

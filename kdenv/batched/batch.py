@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from kdenv.core.jit import jit
-from kdenv.core.machine import FINISHED, PHASE, PLACING, apply, placings, player, standings
-from kdenv.core.observe import observe, redraw, write_mask
+from kdenv.batched.jit import jit
+from kdenv.batched.machine import FINISHED, PHASE, PLACING, apply, placings, player, standings
+from kdenv.batched.observe import observe, redraw, write_mask
 
 RANK, MARGIN, SCORE = range(3)  # reward kinds, in the order of kdenv.kingdomino_v0.REWARDS
 
@@ -28,7 +28,7 @@ def first_illegal(mask, actions, rows):
 def play(s, g, t, i, action, reward, paid, rewards, ended):
     """Play a legal ``action`` in game ``i``: redraw the mover's kingdom, pay the rewards of the move into
     ``rewards[i]`` (``paid``: each player's score already paid by the ``SCORE`` reward) and note in
-    ``ended[i]`` whether the game is over. Kingdoms are redrawn (:func:`kdenv.core.observe.redraw`) only where
+    ``ended[i]`` whether the game is over. Kingdoms are redrawn (:func:`kdenv.batched.observe.redraw`) only where
     planes are kept (observations, the gains' properties with them) or scores are paid for."""
     mover = player(g, i)
     placing = g.counters[i, PHASE] == PLACING

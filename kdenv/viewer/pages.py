@@ -13,7 +13,7 @@ from string import Template
 @cache
 def asset(name: str) -> str:
     """The text of ``static/NAME``."""
-    return files("training.web").joinpath("static", name).read_text(encoding="utf-8")
+    return (files("kdenv.viewer") / "static" / name).read_text(encoding="utf-8")
 
 
 def page(title: str, scripts: list[str], data: object) -> str:

@@ -63,7 +63,7 @@ class _UserWide(_DependentStamp, UserWideCacheLocator):
 
 
 class NumbaCacheError(KingdominoError, ImportError):
-    """This numba keeps its cache locators otherwise than :mod:`kdenv.core.jit` patches them."""
+    """This numba keeps its cache locators otherwise than :mod:`kdenv.batched.jit` patches them."""
 
 
 PATCHED = (UserProvidedCacheLocator, InTreeCacheLocator, UserWideCacheLocator)  # the numba locators extended above

@@ -20,13 +20,13 @@ def test_a_changed_helper_in_another_file_reaches_its_cached_callers(tmp_path):
     package = tmp_path / "cached"
     package.mkdir()
     (package / "__init__.py").write_text("")
-    helper = "from kdenv.core.jit import jit\n\n\n@jit\ndef crowns():\n    return {}\n"
+    helper = "from kdenv.batched.jit import jit\n\n\n@jit\ndef crowns():\n    return {}\n"
     (package / "helper.py").write_text(helper.format(1))
     (package / "caller.py").write_text(
         textwrap.dedent(
             """
             from cached.helper import crowns
-            from kdenv.core.jit import jit
+            from kdenv.batched.jit import jit
 
 
             @jit
@@ -53,10 +53,10 @@ def test_a_changed_helper_in_another_file_reaches_its_cached_callers(tmp_path):
     ids=["a-locator-gone", "not-a-list", "locators-replaced"],
 )
 def test_a_numba_that_breaks_the_cache_patch_stops_the_import_with_one_line(change, environment, message):
-    code = f"from numba.core.caching import CacheImpl, InTreeCacheLocator\n{change}\nimport kdenv.core.jit"
+    code = f"from numba.core.caching import CacheImpl, InTreeCacheLocator\n{change}\nimport kdenv.batched.jit"
     result = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env={**os.environ, **environment}
     )
     assert result.returncode != 0
     last = result.stderr.strip().splitlines()[-1]
-    assert last.startswith("kdenv.core.jit.NumbaCacheError: ") and message in last, result.stderr
+    assert last.startswith("kdenv.batched.jit.NumbaCacheError: ") and message in last, result.stderr

@@ -1,4 +1,4 @@
-// The game page of the record viewer: steps through the moves of DATA (see training/web/site.py) with buttons,
+// The game page of the record viewer: steps through the moves of DATA (see kdenv/viewer/site.py) with buttons,
 // the arrow keys (Home and End too) and a slider; draws the table after each move, the score chart, the trace of
 // the move just played, and the final breakdown.
 "use strict";

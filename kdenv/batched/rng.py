@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from kdenv.core.jit import jit
+from kdenv.batched.jit import jit
 
 GAMMA = np.uint64(0x9E3779B97F4A7C15)  # the Weyl step: 2^64 / the golden ratio, odd
 MIX_1, MIX_2 = np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB)

@@ -1,28 +1,30 @@
 """The static record viewer: a game page per record and an index page, from record files or tournament folders.
 
-``write_site(paths, out)`` writes ``out/index.html`` (the games, filterable by agent and winner; for the records of
-each tournament also its own results table, head-to-head table and ratings plot, made by the tournament's own
-report functions) and ``out/games/NNNN.html``, one self-contained page per game. Every record is re-played through
-the engine first, so a page never shows a game the rules do not allow; a game that a tournament's file holds twice
-is shown and counted once, as the tournament counts it. ``out`` is a new or empty folder, or a site written before,
-which is replaced whole (:mod:`training.web.site_folder`).
+``write_site(paths, out, results)`` writes ``out/index.html`` (the games, filterable by agent and winner; for the
+records of each tournament also what ``results`` makes of them: ``kdenv view`` passes the tournament's own results
+table, head-to-head table and ratings plot) and ``out/games/NNNN.html``, one self-contained page per game. Every
+record is re-played through the engine first, so a page never shows a game the rules do not allow; a game that a
+tournament's file holds twice is shown and counted once, as the tournament counts it. ``out`` is a new or empty
+folder, or a site written before, which is replaced whole (:mod:`kdenv.viewer.site_folder`).
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from kdenv.errors import KingdominoError, RecordError
 from kdenv.files import write_atomically
 from kdenv.replay import read_records, replay_steps
-from training.web.pages import page
-from training.web.site_folder import clear_site_folder
-from training.web.state import breakdown, public_state, table
+from kdenv.viewer.pages import page
+from kdenv.viewer.site_folder import clear_site_folder
+from kdenv.viewer.state import breakdown, public_state, table
 
 GAMES = "games"  # the folder of the game pages inside the site
 MOVE_FIELDS = ("player", "action", "domino", "cells", "trace")  # what a game page reads of a record's moves
+# (plot path, source, its games) -> a tournament's results on the index page (see training.view_cli.results_data)
+Results = Callable[[Path, str, list[dict]], dict]
 
 
 class SiteError(KingdominoError):
@@ -76,10 +78,11 @@ def read_games(paths: Sequence[str | os.PathLike]) -> list[tuple[str, str, dict]
     return games
 
 
-def write_site(paths: Sequence[str | os.PathLike], out: str | os.PathLike) -> Path:
-    """Write the site of the records in ``paths`` into ``out``; returns the index page's path."""
+def write_site(paths: Sequence[str | os.PathLike], out: str | os.PathLike, results: Results | None = None) -> Path:
+    """Write the site of the records in ``paths`` into ``out``, each tournament's ``results`` on its index (none
+    without); returns the index page's path."""
     out = Path(out)
-    pages = []
+    pages: list[tuple[str, dict]] = []
     tournaments: dict[str, dict[int, dict]] = {}  # source -> game id -> what the results need of that game
     for source, where, record in read_games(paths):
         try:
@@ -98,7 +101,9 @@ def write_site(paths: Sequence[str | os.PathLike], out: str | os.PathLike) -> Pa
             title = f"Kingdomino game {data['index']['number']}"
             write_atomically(out / name, page(title, ["draw.js", "viewer.js"], data))
         index = out / "index.html"
-        write_atomically(index, page("Kingdomino games", ["draw.js", "index.js"], index_data(out, pages, tournaments)))
+        write_atomically(
+            index, page("Kingdomino games", ["draw.js", "index.js"], index_data(out, pages, tournaments, results))
+        )
     except OSError as err:
         raise SiteError(f"cannot write the site to {out}: {err.strerror or err}; give a writable --out") from None
     return index
@@ -126,8 +131,10 @@ def _first_of_its_id(games: dict[int, dict], data: dict, where: str) -> bool:
     return False
 
 
-def index_data(out: Path, pages: list[tuple[str, dict]], tournaments: dict[str, dict[int, dict]]) -> dict:
-    """The index page's data: a row per game, and the results of each tournament the records hold."""
+def index_data(
+    out: Path, pages: list[tuple[str, dict]], tournaments: dict[str, dict[int, dict]], results: Results | None
+) -> dict:
+    """The index page's data: a row per game, and the ``results`` of each tournament the records hold."""
     rows = [
         {
             "page": name,
@@ -143,28 +150,9 @@ def index_data(out: Path, pages: list[tuple[str, dict]], tournaments: dict[str, 
         }
         for name, data in pages
     ]
-    results = []
+    tables = []
     for number, (source, games) in enumerate(tournaments.items(), start=1):
         image = "ratings.png" if len(tournaments) == 1 else f"ratings-{number}.png"
-        results.append(results_data(out / image, source, list(games.values())))
-    return {"games": rows, "results": results}
-
-
-def results_data(image: Path, source: str, games: list[dict]) -> dict:
-    """The results and head-to-head tables of one tournament's games (as its ``results.md`` words them), and
-    their plot, written to ``image``."""
-    from training.arena.report import COLUMNS, agent_row, head_to_head_rows, plot
-    from training.arena.stats import summarize
-
-    results = summarize(games)
-    plot(results, image)
-    return {
-        "source": source,
-        "games": results.games,
-        "deals": results.deals,
-        "columns": list(COLUMNS),
-        "rows": [list(agent_row(a)) for a in results.agents],
-        "head_to_head": [list(row) for row in head_to_head_rows(results)] if len(results.agents) > 1 else [],
-        "agents": [a.agent for a in results.agents],
-        "ratings": image.name,
-    }
+        if results is not None:
+            tables.append(results(out / image, source, list(games.values())))
+    return {"games": rows, "results": tables}

@@ -1,0 +1,24 @@
+"""The benchmarks, one module each with ``main(argv)``: ``kdenv bench NAME`` runs one, as ``python -m
+benchmarks.MODULE`` does (the module of each name below, imported only when it runs)."""
+
+from __future__ import annotations
+
+import importlib
+
+# name -> (module, what it measures)
+BENCHMARKS: dict[str, tuple[str, str]] = {
+    "engine": ("engine", "random games through the engine"),
+    "env": ("env", "AEC turns/s against connect_four"),
+    "playouts": ("playouts", "random and Full-Greedy playouts from the first round"),
+    "search": ("search", "az's simulations/s by batch size and where its time goes, against mce"),
+    "vector": ("vector", "the vector env and the learner's view, against the AEC env"),
+    "train": ("train", "MaskablePPO learner steps/s on the vector env, and where time goes"),
+    "ray": ("ray_tournament", "tournament games/s on Ray against the local backend"),
+    "soak": ("soak", "not a speed: random decisions in every set-up through both envs, every game checked"),
+    "selfplay": ("selfplay", "expert iteration: searched self-play decisions/s, learner samples/s, backends"),
+}
+
+
+def run_benchmark(name: str, argv: list[str]) -> int:
+    """Run the benchmark ``name`` with its command-line options ``argv``; its exit status."""
+    return importlib.import_module(f"benchmarks.{BENCHMARKS[name][0]}").main(argv)
