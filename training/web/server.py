@@ -38,6 +38,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse
 from starlette.routing import Route
 
+from agents.arena import play_moves, seat_players
 from agents.base import Player
 from agents.registry import make_player
 from kdenv.actions import decode
@@ -45,7 +46,6 @@ from kdenv.errors import KingdominoError
 from kdenv.game import OVER, Game
 from kdenv.replay import to_record, write_record
 from kdenv.rules import Rules
-from kdenv.view import PublicView
 from training.web.guard import Guard, RequestError
 from training.web.offer import Offer
 from training.web.pages import page
@@ -72,12 +72,7 @@ class WebGame:
 
     def advance(self, record_dir: Path) -> None:
         """Let the agents move until it is the person's turn or the game is over (then save the record)."""
-        view = PublicView(self.game)
-        while self.game.phase != OVER and self.game.current_player != self.seat:
-            player = self.players[self.game.current_player]
-            assert player is not None
-            action = player.act(view)
-            self._step(action, player.trace() if self.traces is not None else None)
+        play_moves(self.players, self.game, self.traces, on_move=self.publish)
         if self.game.phase == OVER and self.record is None:
             self.record = record_dir / f"web-{time.strftime('%Y%m%d-%H%M%S')}-{self.id}.json"
             record_dir.mkdir(parents=True, exist_ok=True)
@@ -86,12 +81,6 @@ class WebGame:
                 if player is not None:
                     player.close()
             self.publish()
-
-    def _step(self, action: int, trace: dict | None) -> None:
-        self.game.step(action, self.game.current_player)
-        if self.traces is not None:
-            self.traces.append(trace)
-        self.publish()
 
     def move(self, action: Any, record_dir: Path) -> dict:
         """Play the person's ``action``, then the agents' moves; the state after them. A request that comes
@@ -104,9 +93,12 @@ class WebGame:
             if not isinstance(action, int) or isinstance(action, bool):
                 raise RequestError(400, 'a move is {"action": N} with N one of the legal actions of the state')
             try:
-                self._step(action, None)
+                self.game.step(action, self.seat)
             except KingdominoError as err:
                 raise RequestError(400, f"illegal move: {err}") from None
+            if self.traces is not None:
+                self.traces.append(None)  # the person's move: nothing thought to tell
+            self.publish()
             self.advance(record_dir)
             return self.snapshot
         finally:
@@ -168,9 +160,7 @@ class WebGames:
                 player.close()
             raise RequestError(400, str(err)) from None
         seats: list[Player | None] = [*made[:seat], None, *made[seat:]]
-        for index, player in enumerate(seats):
-            if player is not None:
-                player.reset(index, seed * 7919 + index)
+        seat_players(seats, seed)
         web = WebGame(game_id, Game(players, rules, seed), seat, seats, trace)
         web.advance(self.record_dir)
         with self.lock:
