@@ -417,9 +417,9 @@ def run(args: argparse.Namespace) -> int:
 def serve_web(args: argparse.Namespace, rules: Rules) -> int:
     """``--web``: serve the game in the browser, the page proposing ``--opponents`` and ``--players``. Each
     opponent is made once first, so that a bad spec or checkpoint is a one-line error before the server starts;
-    the server offers them to its page besides its own list (training/web/offer.py)."""
+    the server offers them to its page besides its own list (agents/play/web/offer.py)."""
     try:
-        from training.web.server import serve
+        from agents.play.web.server import serve
     except ImportError:
         raise KingdominoError('kdenv play --web needs the web extra: pip install -e ".[web]"') from None
     for player in make_opponents(args.opponents, args.players - 1, rules):

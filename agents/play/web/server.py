@@ -4,7 +4,7 @@ A Starlette app with a small JSON API; the agents move on the server, the page (
 the table from the person's seat and sends the person's moves:
 
 * ``GET /`` the page;
-* ``GET /api/players`` the players offered (:mod:`training.web.offer`): ``[{"spec": str, "options": {name:
+* ``GET /api/players`` the players offered (:mod:`agents.play.web.offer`): ``[{"spec": str, "options": {name:
   bound}}, ...]``, a request names one of those specs, or its player with budget options within their bounds;
 * ``POST /api/games`` ``{"opponents": [spec, ...], "players": 2-4, "rules": [name, ...], "seed": int|null,
   "seat": int, "trace": bool}`` starts a game (one offered opponent per other seat) and answers its state;
@@ -13,7 +13,7 @@ the table from the person's seat and sends the person's moves:
 * ``POST /api/games/{id}/moves`` ``{"action": int}`` plays the person's move, then the agents' up to the
   person's next turn; the state after them.
 
-Every request is checked first (:mod:`training.web.guard`: Host, Origin, JSON only, the body's size). Bad
+Every request is checked first (:mod:`agents.play.web.guard`: Host, Origin, JSON only, the body's size). Bad
 requests get a 4xx with ``{"error": message}``: malformed JSON or fields, a player not offered, an illegal move
 (400), an unknown or forgotten game id (404), a move in a finished game or while the agents of an earlier one
 still move (409). The agents move in worker threads, off the event loop; a GET answers the game's last state
@@ -40,14 +40,14 @@ from starlette.routing import Route
 
 from agents.arena import play_moves, seat_players
 from agents.base import Player
+from agents.play.web.guard import Guard, RequestError
+from agents.play.web.offer import Offer
 from agents.registry import make_player
 from kdenv.actions import decode
 from kdenv.errors import KingdominoError
 from kdenv.game import OVER, Game
 from kdenv.replay import to_record, write_record
 from kdenv.rules import Rules
-from training.web.guard import Guard, RequestError
-from training.web.offer import Offer
 from training.web.pages import page
 from training.web.state import HUMAN, breakdown, kingdom_squares, public_state, table
 
@@ -215,7 +215,7 @@ async def _body(request: Request) -> dict:
 def create_app(record_dir: str | Path = "runs/web", defaults: dict | None = None, port: int = 8000) -> Starlette:
     """The web game's app, served on 127.0.0.1:``port``; finished games' records go to ``record_dir``; the page's
     form starts with ``defaults`` (``opponents``, ``players``, ``trace``). The opponents of ``defaults`` (those
-    the command line named) are offered besides :data:`training.web.offer.OFFERED`."""
+    the command line named) are offered besides :data:`agents.play.web.offer.OFFERED`."""
     defaults = {"opponents": ["fg"], "players": 2, "trace": False, **(defaults or {})}
     offer = Offer(defaults["opponents"])
     games = WebGames(Path(record_dir), offer)
