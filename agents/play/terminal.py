@@ -86,9 +86,9 @@ def cell_code(cell: tuple[int, int], size: int) -> str:
 def move_code(action: int, size: int) -> str:
     """The code a person types for ``action``: ``p2``, ``d``, or the two cells of a placement (``d5d4``)."""
     move = decode(action, size)
-    if move.kind == "pick":
+    if move.slot is not None:  # a pick
         return f"p{move.slot + 1}"
-    if move.kind == "discard":
+    if move.cells is None:
         return "d"
     return cell_code(move.cells[0], size) + cell_code(move.cells[1], size)
 
@@ -108,9 +108,9 @@ def legal_codes(game: Game) -> dict[str, int]:
 def _listing_order(action: int, size: int) -> tuple[int, int, int, int]:
     """Picks by slot; placements by the cell of half A (by rows, then columns), then E, S, W, N; discard last."""
     move = decode(action, size)
-    if move.kind == "place":
+    if move.cells is not None:  # a placement
         return (1, *move.cells[0], action % 4)
-    return (0, move.slot, 0, 0) if move.kind == "pick" else (2, 0, 0, 0)
+    return (0, move.slot, 0, 0) if move.slot is not None else (2, 0, 0, 0)
 
 
 def parse_move(text: str, game: Game) -> int:
@@ -218,9 +218,9 @@ def announce(game: Game, names: Sequence[str]) -> str:
     player, action, number = game.moves[-1]
     size = game.rules.kingdom_size
     move, piece, name = decode(action, size), domino(number), names[player]
-    if move.kind == "pick":
+    if move.slot is not None:
         return f"{name} picks {piece}"
-    if move.kind == "discard":
+    if move.cells is None:
         return f"{name} discards {piece}"
     a, b = (cell_code(cell, size) for cell in move.cells)
     return f"{name} places {piece}: {piece.a} on {a}, {piece.b} on {b}"

@@ -1,1 +1,1 @@
-"""Games in the browser: the static record viewer (``kdenv view``) and the web game (``kdenv play --web``)."""
+"""The static record viewer (``kdenv view``) and the pages and state it shares with the web game (agents.play.web)."""
