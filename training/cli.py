@@ -18,7 +18,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     ),
     "tournament": ("training.tournament_cli", "head-to-head tournaments: ratings, tables, plots, game records"),
     "train": ("training.train_cli", "train a MaskablePPO player (vs scripted opponents or a self-play league)"),
-    "play": ("training.play", "play a game against the agents in the terminal or, with --web, in the browser"),
+    "play": ("agents.play.terminal", "play a game against the agents in the terminal or, with --web, in the browser"),
     "view": ("training.view_cli", "write a static site to look at game records in a browser (no server needed)"),
 }
 

@@ -9,11 +9,11 @@ import re
 
 import pytest
 
+from agents.play.terminal import legal_codes, parse_move
 from kdenv.game import OVER, Game
 from kdenv.replay import replay_record
 from kdenv.rules import Rules
 from training.cli import main
-from training.play import legal_codes, parse_move
 
 PROMPT = re.compile(r"your move \(e\.g\. (\S+);")
 HEADER = re.compile(r"=== round \d+: your turn to (pick|place) ===")
@@ -184,7 +184,7 @@ def test_two_games_started_in_the_same_second_keep_both_records(monkeypatch, tmp
 def served(monkeypatch):
     """What ``kdenv play --web`` would serve: the (port, record folder, defaults) of each call of serve()."""
     calls: list[tuple] = []
-    monkeypatch.setattr("training.web.server.serve", lambda *args: calls.append(args))
+    monkeypatch.setattr("agents.play.web.server.serve", lambda *args: calls.append(args))
     return calls
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import graphlib
 import subprocess
 import sys
 from pathlib import Path
@@ -19,6 +20,20 @@ def test_imports_run_down_the_layers_only():
     check = "import sys; from importlinter.cli import lint_imports; sys.exit(lint_imports(no_cache=True, no_logo=True))"
     done = subprocess.run([sys.executable, "-c", check], cwd=ROOT, capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_no_import_cycle_among_our_modules():
+    """No module of ours imports itself round a cycle, imports inside functions included: import-linter's layers
+    let a cycle inside one layer pass (as training.arena's tournament and Ray backend once were). grimp, which
+    import-linter ships, reads every import statement of a module, those in function bodies too."""
+    grimp = pytest.importorskip("grimp")
+    packages = [name for name in ("kdenv", "agents", "training", "benchmarks") if (ROOT / name).is_dir()]
+    graph = grimp.build_graph(*packages, cache_dir=None)
+    imports = {module: graph.find_modules_directly_imported_by(module) for module in graph.modules}
+    try:
+        graphlib.TopologicalSorter(imports).prepare()
+    except graphlib.CycleError as err:
+        pytest.fail("import cycle: " + " -> ".join(reversed(err.args[1])))
 
 
 @pytest.mark.slow

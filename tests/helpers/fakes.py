@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 
+from agents.arena import SEAT_STRIDE
 from agents.base import Player
 from kdenv.view import PublicView
 
@@ -26,11 +27,12 @@ class OnePlyGreedy(Player):
 
 
 class CrashPlayer(Player):
-    """Raises on its move in games whose seed is even (``reset`` gets the seed), plays randomly otherwise."""
+    """Raises on its move in games whose seed is even (``reset`` gets the seat's seed, agents.arena.seat_seed),
+    plays randomly otherwise."""
 
     def reset(self, seat: int, seed: int | None = None) -> None:
         super().reset(seat, seed)
-        self.crash = seed is not None and (seed // 7919) % 2 == 0
+        self.crash = seed is not None and (seed // SEAT_STRIDE) % 2 == 0
 
     def act(self, view: PublicView) -> int:
         if self.crash and view.round > 2:
@@ -50,7 +52,7 @@ class DiesOnce(Player):
 
     def reset(self, seat: int, seed: int | None = None) -> None:
         super().reset(seat, seed)
-        self.doomed = seed is not None and (seed // 7919) % 2 == 0
+        self.doomed = seed is not None and (seed // SEAT_STRIDE) % 2 == 0
 
     def act(self, view: PublicView) -> int:
         if self.path is not None and not os.path.exists(self.path):

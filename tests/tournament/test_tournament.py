@@ -9,6 +9,7 @@ from agents.registry import PlayerSpecError
 from kdenv.replay import read_records, replay_record
 from kdenv.rules import Rules
 from tests.helpers.interrupts import InterruptAfter
+from training.arena.local import InProcess, ProcessPool
 from training.arena.tournament import Tournament, TournamentError, run_tournament
 
 
@@ -70,6 +71,15 @@ def test_resume_in_worker_processes(tmp_path):
     results = Tournament(**settings).run(workers=2, progress=False)
     ids = [r["tournament"]["game_id"] for r in read_records(tmp_path / "games.jsonl")]
     assert sorted(ids) == list(range(40)) and results.games == 40
+
+
+def test_a_tournament_takes_its_backend_and_every_backend_plays_the_same_games(tmp_path):
+    def records(backend, out):
+        Tournament(["random", "gprd"], players=2, games=6, seed=4, out=out).run(backend=backend, progress=False)
+        return sorted(read_records(out / "games.jsonl"), key=lambda r: r["tournament"]["game_id"])
+
+    here = records(InProcess(), tmp_path / "here")
+    assert len(here) == 6 and records(ProcessPool(2), tmp_path / "pool") == here
 
 
 def test_a_longer_run_extends_the_tournament(tmp_path):
@@ -145,7 +155,7 @@ def test_seats_of_one_spec_are_separate_players():
 
 
 def test_a_workers_players_are_kept_per_table_and_the_oldest_closed():
-    from training.arena.tournament import Seats
+    from training.arena.worker import Seats
 
     seats = Seats(keep=4)
     four = seats.table(["ppo:default", "fg", "fg", "fg"], Rules.from_names("middle_kingdom,harmony"))

@@ -14,9 +14,9 @@ def test_workers_end_when_their_parent_is_killed():
     parent = textwrap.dedent(
         """
         import os, sys, time
-        from training.arena.pool import worker_pool
+        from training.arena.pool import WorkerPool
 
-        pool = worker_pool(2)
+        pool = WorkerPool(2)
         pids = [pool.submit(os.getpid).result() for _ in range(4)]
         print(" ".join(map(str, set(pids))), flush=True)
         time.sleep(120)

@@ -53,7 +53,7 @@ def web_server(record_dir: Path, defaults: dict | None = None) -> Iterator[str]:
     """``kdenv play --web``'s app under uvicorn in a thread, on a free port of 127.0.0.1; yields its URL."""
     import uvicorn
 
-    from training.web.server import create_app
+    from agents.play.web.server import create_app
 
     port = free_port()
     # log_config=None: uvicorn's own dictConfig would close the handlers of everything already logging in this

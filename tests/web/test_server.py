@@ -14,11 +14,11 @@ import pytest
 from starlette.testclient import TestClient
 
 from agents.greedy import FullGreedyPlayer
+from agents.play.web.server import create_app
 from agents.ppo_player import DEFAULT_CHECKPOINT
 from agents.registry import PLAYERS
 from kdenv.replay import read_records, replay_record
 from tests.web.browser import web_server
-from training.web.server import create_app
 
 PAGE = "http://127.0.0.1:8000"  # where create_app's page is served by default
 

@@ -1,2 +1,3 @@
-"""Games between players and what they say: the schedule, the worker pool, tournaments, the evaluation of a
-policy during training, win rates and means with CIs, ratings, and the reports."""
+"""Games between players and what they say: the schedule, one game in a worker, the backends that run the games
+(this process, a worker pool, Ray), the output folder, tournaments, the evaluation of a policy during training,
+win rates and means with CIs, ratings, and the reports."""

@@ -1,6 +1,6 @@
 """Worker processes for games, one helper for tournaments and evaluation: a pool whose workers leave Ctrl-C to
-the parent (no ``KeyboardInterrupt`` tracebacks from them) and end as soon as the parent is gone, even killed
-with ``kill -9``, so that no orphan lingers."""
+the parent (no ``KeyboardInterrupt`` tracebacks from them), end as soon as the parent is gone, even killed
+with ``kill -9``, so that no orphan lingers, and can be stopped at once (:meth:`WorkerPool.terminate`)."""
 
 from __future__ import annotations
 
@@ -9,17 +9,40 @@ import os
 import signal
 import threading
 from concurrent.futures import ProcessPoolExecutor
+from typing import Any
 
 
-def worker_pool(workers: int) -> ProcessPoolExecutor:
+class WorkerPool(ProcessPoolExecutor):
     """A process pool (forkserver where there is one: nothing inherited from this process, torch threads
-    included)."""
-    method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
-    return ProcessPoolExecutor(
-        max(workers, 1),
-        multiprocessing.get_context(method),
-        initializer=_start_worker,
-    )
+    included) that keeps its worker processes, to stop them without waiting for the games they play."""
+
+    def __init__(self, workers: int) -> None:
+        method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
+        self.launcher = _Launcher(multiprocessing.get_context(method))  # a context in all but its class:
+        super().__init__(max(workers, 1), self.launcher, initializer=_start_worker)  # type: ignore[call-overload]
+
+    def terminate(self) -> None:
+        """Stop the workers now (an interrupt should not wait for a slow search player), then shut the pool down."""
+        for process in self.launcher.processes:
+            process.terminate()
+        self.shutdown(wait=True)
+
+
+class _Launcher:
+    """A multiprocessing context that keeps the processes it makes: the pool makes its workers with its context's
+    ``Process``, and ProcessPoolExecutor has no public way to stop them (before Python 3.14)."""
+
+    def __init__(self, context: Any) -> None:
+        self.context = context
+        self.processes: list[multiprocessing.Process] = []
+
+    def Process(self, *args: Any, **kwargs: Any) -> multiprocessing.Process:  # named as a context names it
+        process = self.context.Process(*args, **kwargs)
+        self.processes.append(process)
+        return process
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.context, name)
 
 
 def _start_worker() -> None:

@@ -1,6 +1,6 @@
 """Tournament games as Ray tasks, on a Ray started for the run or on a running cluster (``--address``).
 
-Each scheduled game is one task (:func:`training.arena.tournament.play_scheduled` in a Ray worker, whose
+Each scheduled game is one task (:func:`training.arena.worker.play_in_worker` in a Ray worker, whose
 players are made once and kept from game to game, as in the local pool). Ray runs a task again when its
 worker dies (``max_retries``); a game whose worker is lost every time comes back as a failed Outcome, which
 the tournament writes to ``errors.jsonl`` and plays again on the next run. The games are those of the local
@@ -9,16 +9,19 @@ backend: a game's deal and play seeds come from the schedule, not from where it 
 
 from __future__ import annotations
 
-import itertools
 import logging
 import os
 import socket
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Generator, Iterator, Sequence
+from contextlib import closing, contextmanager
 from typing import Any
 
+from agents.registry import PLAYERS
 from kdenv.errors import KingdominoError
 from kdenv.rules import Rules
+from training.arena.backend import Backend, windowed
+from training.arena.schedule import ScheduledGame
+from training.arena.worker import Outcome, play_in_worker
 
 RETRIES = 3  # times Ray plays a game again after its worker died
 OBJECT_STORE = 256 * 2**20  # bytes of a local Ray's object store: records are small, and /dev/shm may be too
@@ -87,34 +90,31 @@ def _check_reachable(address: str) -> None:
         pass
 
 
-def play_on_ray(
-    pending: list, rules: Rules, players: dict[str, str], workers: int | None, address: str | None, trace: bool = False
-) -> Iterator[Any]:
-    """Outcomes of the ``pending`` scheduled games as Ray finishes them, at most ``workers`` in flight (default:
-    two per CPU of the cluster), their records traced with ``trace``; an interrupt cancels the games in flight."""
-    from training.arena.tournament import Outcome, play_in_worker
+class RayTasks(Backend):
+    """Each game a Ray task, at most ``workers`` in flight (default: two per CPU of the cluster), on a local Ray
+    or the cluster at ``address``; an interrupt cancels the games in flight."""
 
-    with connected(address, workers) as ray:
-        task = ray.remote(num_cpus=1, max_retries=RETRIES)(play_in_worker)
-        in_flight = workers or 2 * max(1, int(ray.cluster_resources().get("CPU", 1)))
-        shared_rules, shared_players = ray.put(rules), ray.put(players)
-        games = iter(pending)
-        waiting: dict[Any, Any] = {}
+    def __init__(self, workers: int | None = None, address: str | None = None) -> None:
+        self.workers, self.address = workers, address
 
-        def submit(count: int) -> None:
-            for game in itertools.islice(games, count):
-                waiting[task.remote(game, shared_rules, shared_players, trace)] = game
+    def play(self, games: Sequence[ScheduledGame], rules: Rules, trace: bool = False) -> Generator[Outcome, None, None]:
+        with connected(self.address, self.workers) as ray:
+            task = ray.remote(num_cpus=1, max_retries=RETRIES)(play_in_worker)
+            in_flight = self.workers or 2 * max(1, int(ray.cluster_resources().get("CPU", 1)))
+            shared_rules, shared_players = ray.put(rules), ray.put(dict(PLAYERS))
 
-        try:
-            submit(in_flight)
-            while waiting:
-                done, _ = ray.wait(list(waiting), num_returns=1)
-                game = waiting.pop(done[0])
-                submit(1)
-                try:
-                    yield ray.get(done[0])
-                except ray.exceptions.RayError as err:  # the worker was lost every time (or Ray failed)
-                    yield Outcome(game, error=f"{type(err).__name__}: {_first_line(err)}", trace=str(err))
-        finally:
-            for ref in waiting:
+            def start(game: ScheduledGame) -> Any:
+                return task.remote(game, shared_rules, shared_players, trace)
+
+            def first_done(refs: list[Any]) -> list[Any]:
+                return ray.wait(refs, num_returns=1)[0]
+
+            def cancel(ref: Any) -> None:
                 ray.cancel(ref, force=True)
+
+            with closing(windowed(games, start, first_done, in_flight, cancel)) as finished:
+                for game, ref in finished:
+                    try:
+                        yield ray.get(ref)
+                    except ray.exceptions.RayError as err:  # the worker was lost every time (or Ray failed)
+                        yield Outcome(game, error=f"{type(err).__name__}: {_first_line(err)}", trace=str(err))

@@ -1,4 +1,4 @@
-// The web game of `kdenv play --web` (training/web/server.py): a form to start a game, then the table from the
+// The web game of `kdenv play --web` (agents/play/web/server.py): a form to start a game, then the table from the
 // person's seat. Pick: click a domino of the next line. Place: click a highlighted cell (where half A may go),
 // rotate until half B is where you want it, and place; discard only when the rules allow it.
 "use strict";

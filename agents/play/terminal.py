@@ -22,10 +22,11 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from agents.arena import play_moves, seat_players
 from agents.base import Player
 from kdenv.actions import decode, place_action
 from kdenv.errors import KingdominoError
-from kdenv.game import OVER, PLACE, Game
+from kdenv.game import PLACE, Game
 from kdenv.rules import Rules
 from kdenv.tiles import TERRAINS, domino
 from kdenv.view import PublicView
@@ -85,9 +86,9 @@ def cell_code(cell: tuple[int, int], size: int) -> str:
 def move_code(action: int, size: int) -> str:
     """The code a person types for ``action``: ``p2``, ``d``, or the two cells of a placement (``d5d4``)."""
     move = decode(action, size)
-    if move.kind == "pick":
+    if move.slot is not None:  # a pick
         return f"p{move.slot + 1}"
-    if move.kind == "discard":
+    if move.cells is None:
         return "d"
     return cell_code(move.cells[0], size) + cell_code(move.cells[1], size)
 
@@ -107,9 +108,9 @@ def legal_codes(game: Game) -> dict[str, int]:
 def _listing_order(action: int, size: int) -> tuple[int, int, int, int]:
     """Picks by slot; placements by the cell of half A (by rows, then columns), then E, S, W, N; discard last."""
     move = decode(action, size)
-    if move.kind == "place":
+    if move.cells is not None:  # a placement
         return (1, *move.cells[0], action % 4)
-    return (0, move.slot, 0, 0) if move.kind == "pick" else (2, 0, 0, 0)
+    return (0, move.slot, 0, 0) if move.slot is not None else (2, 0, 0, 0)
 
 
 def parse_move(text: str, game: Game) -> int:
@@ -212,17 +213,17 @@ def list_moves(game: Game, codes: Sequence[str]) -> str:
     return "\n".join(lines)
 
 
-def announce(game: Game, action: int, name: str) -> str:
-    """One line saying what the acting player does with ``action`` (call it before the step)."""
+def announce(game: Game, names: Sequence[str]) -> str:
+    """One line saying what the last move of ``game`` was, by its player (``names[player]``)."""
+    player, action, number = game.moves[-1]
     size = game.rules.kingdom_size
-    move = decode(action, size)
-    if move.kind == "pick":
-        return f"{name} picks {domino(game.line[move.slot])}"
-    held = domino(game.held_domino)
-    if move.kind == "discard":
-        return f"{name} discards {held}"
+    move, piece, name = decode(action, size), domino(number), names[player]
+    if move.slot is not None:
+        return f"{name} picks {piece}"
+    if move.cells is None:
+        return f"{name} discards {piece}"
     a, b = (cell_code(cell, size) for cell in move.cells)
-    return f"{name} places {held}: {held.a} on {a}, {held.b} on {b}"
+    return f"{name} places {piece}: {piece.a} on {a}, {piece.b} on {b}"
 
 
 def final_report(game: Game, names: Sequence[str]) -> str:
@@ -323,22 +324,33 @@ def ask(game: Game, seat: int) -> int | None:
             print(f"  {hint}")
 
 
-def play(
-    game: Game, seats: Sequence[Player | None], names: Sequence[str], traces: list[dict | None] | None = None
-) -> bool:
+class Quit(Exception):
+    """The person quit the game (q, Ctrl-C or the end of input)."""
+
+
+class Person(Player):
+    """The person's seat: each move read at the terminal (:func:`ask`); quitting raises :class:`Quit`."""
+
+    spec = HUMAN
+
+    def __init__(self, game: Game) -> None:
+        super().__init__()
+        self.game = game
+
+    def act(self, view: PublicView) -> int:
+        action = ask(self.game, self.seat)
+        if action is None:
+            raise Quit
+        return action
+
+
+def play(game: Game, seats: Sequence[Player], names: Sequence[str], traces: list[dict | None] | None = None) -> bool:
     """Play until the game is over (True) or the person quits (False); every move is announced in one line.
     With a ``traces`` list, what the agent thought at each move (None for the person's) is appended to it."""
-    view = PublicView(game)
-    while game.phase != OVER:
-        player = game.current_player
-        opponent = seats[player]
-        action = opponent.act(view) if opponent is not None else ask(game, player)
-        if action is None:
-            return False
-        if traces is not None:
-            traces.append(opponent.trace() if opponent is not None else None)
-        print(announce(game, action, names[player]))
-        game.step(action, player)
+    try:
+        play_moves(seats, game, traces, on_move=lambda: print(announce(game, names)))
+    except Quit:
+        return False
     return True
 
 
@@ -380,14 +392,12 @@ def run(args: argparse.Namespace) -> int:
         raise KingdominoError(f"--seat must be 0..{args.players - 1} at a {args.players}-player table, not {args.seat}")
     opponents = make_opponents(args.opponents, args.players - 1, rules)
     human = args.seat
-    seats: list[Player | None] = [*opponents[:human], None, *opponents[human:]]
-    names = [f"P{s} ({'you' if p is None else p.spec})" for s, p in enumerate(seats)]
-    agents = [HUMAN if p is None else p.spec for p in seats]
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1_000_000)
     game = Game(args.players, rules, seed)
-    for seat, player in enumerate(seats):
-        if player is not None:
-            player.reset(seat, seed * 7919 + seat)
+    seats = [*opponents[:human], Person(game), *opponents[human:]]
+    names = [f"P{s} ({'you' if s == human else p.spec})" for s, p in enumerate(seats)]
+    agents = [p.spec for p in seats]
+    seat_players(seats, seed)
     path = record_path(args.record)
     print(f"Kingdomino, {args.players} players, seed {seed}: you are P{human}. Type ? for help.")
     finished = False
@@ -407,9 +417,9 @@ def run(args: argparse.Namespace) -> int:
 def serve_web(args: argparse.Namespace, rules: Rules) -> int:
     """``--web``: serve the game in the browser, the page proposing ``--opponents`` and ``--players``. Each
     opponent is made once first, so that a bad spec or checkpoint is a one-line error before the server starts;
-    the server offers them to its page besides its own list (training/web/offer.py)."""
+    the server offers them to its page besides its own list (agents/play/web/offer.py)."""
     try:
-        from training.web.server import serve
+        from agents.play.web.server import serve
     except ImportError:
         raise KingdominoError('kdenv play --web needs the web extra: pip install -e ".[web]"') from None
     for player in make_opponents(args.opponents, args.players - 1, rules):

@@ -4,7 +4,7 @@ A Starlette app with a small JSON API; the agents move on the server, the page (
 the table from the person's seat and sends the person's moves:
 
 * ``GET /`` the page;
-* ``GET /api/players`` the players offered (:mod:`training.web.offer`): ``[{"spec": str, "options": {name:
+* ``GET /api/players`` the players offered (:mod:`agents.play.web.offer`): ``[{"spec": str, "options": {name:
   bound}}, ...]``, a request names one of those specs, or its player with budget options within their bounds;
 * ``POST /api/games`` ``{"opponents": [spec, ...], "players": 2-4, "rules": [name, ...], "seed": int|null,
   "seat": int, "trace": bool}`` starts a game (one offered opponent per other seat) and answers its state;
@@ -13,7 +13,7 @@ the table from the person's seat and sends the person's moves:
 * ``POST /api/games/{id}/moves`` ``{"action": int}`` plays the person's move, then the agents' up to the
   person's next turn; the state after them.
 
-Every request is checked first (:mod:`training.web.guard`: Host, Origin, JSON only, the body's size). Bad
+Every request is checked first (:mod:`agents.play.web.guard`: Host, Origin, JSON only, the body's size). Bad
 requests get a 4xx with ``{"error": message}``: malformed JSON or fields, a player not offered, an illegal move
 (400), an unknown or forgotten game id (404), a move in a finished game or while the agents of an earlier one
 still move (409). The agents move in worker threads, off the event loop; a GET answers the game's last state
@@ -38,18 +38,18 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse
 from starlette.routing import Route
 
+from agents.arena import play_moves, seat_players
 from agents.base import Player
+from agents.play.web.guard import Guard, RequestError
+from agents.play.web.offer import Offer
 from agents.registry import make_player
 from kdenv.actions import decode
 from kdenv.errors import KingdominoError
 from kdenv.game import OVER, Game
 from kdenv.replay import to_record, write_record
 from kdenv.rules import Rules
-from kdenv.view import PublicView
 from kdenv.viewer.pages import page
 from kdenv.viewer.state import HUMAN, breakdown, kingdom_squares, public_state, table
-from training.web.guard import Guard, RequestError
-from training.web.offer import Offer
 
 HOST = "127.0.0.1"  # the only address served
 MAX_GAMES = 64  # games kept in memory; the oldest beyond that is forgotten
@@ -72,12 +72,7 @@ class WebGame:
 
     def advance(self, record_dir: Path) -> None:
         """Let the agents move until it is the person's turn or the game is over (then save the record)."""
-        view = PublicView(self.game)
-        while self.game.phase != OVER and self.game.current_player != self.seat:
-            player = self.players[self.game.current_player]
-            assert player is not None
-            action = player.act(view)
-            self._step(action, player.trace() if self.traces is not None else None)
+        play_moves(self.players, self.game, self.traces, on_move=self.publish)
         if self.game.phase == OVER and self.record is None:
             self.record = record_dir / f"web-{time.strftime('%Y%m%d-%H%M%S')}-{self.id}.json"
             record_dir.mkdir(parents=True, exist_ok=True)
@@ -86,12 +81,6 @@ class WebGame:
                 if player is not None:
                     player.close()
             self.publish()
-
-    def _step(self, action: int, trace: dict | None) -> None:
-        self.game.step(action, self.game.current_player)
-        if self.traces is not None:
-            self.traces.append(trace)
-        self.publish()
 
     def move(self, action: Any, record_dir: Path) -> dict:
         """Play the person's ``action``, then the agents' moves; the state after them. A request that comes
@@ -104,9 +93,12 @@ class WebGame:
             if not isinstance(action, int) or isinstance(action, bool):
                 raise RequestError(400, 'a move is {"action": N} with N one of the legal actions of the state')
             try:
-                self._step(action, None)
+                self.game.step(action, self.seat)
             except KingdominoError as err:
                 raise RequestError(400, f"illegal move: {err}") from None
+            if self.traces is not None:
+                self.traces.append(None)  # the person's move: nothing thought to tell
+            self.publish()
             self.advance(record_dir)
             return self.snapshot
         finally:
@@ -168,9 +160,7 @@ class WebGames:
                 player.close()
             raise RequestError(400, str(err)) from None
         seats: list[Player | None] = [*made[:seat], None, *made[seat:]]
-        for index, player in enumerate(seats):
-            if player is not None:
-                player.reset(index, seed * 7919 + index)
+        seat_players(seats, seed)
         web = WebGame(game_id, Game(players, rules, seed), seat, seats, trace)
         web.advance(self.record_dir)
         with self.lock:
@@ -225,7 +215,7 @@ async def _body(request: Request) -> dict:
 def create_app(record_dir: str | Path = "runs/web", defaults: dict | None = None, port: int = 8000) -> Starlette:
     """The web game's app, served on 127.0.0.1:``port``; finished games' records go to ``record_dir``; the page's
     form starts with ``defaults`` (``opponents``, ``players``, ``trace``). The opponents of ``defaults`` (those
-    the command line named) are offered besides :data:`training.web.offer.OFFERED`."""
+    the command line named) are offered besides :data:`agents.play.web.offer.OFFERED`."""
     defaults = {"opponents": ["fg"], "players": 2, "trace": False, **(defaults or {})}
     offer = Offer(defaults["opponents"])
     games = WebGames(Path(record_dir), offer)

@@ -1,0 +1,1 @@
+"""A person against players: the terminal game (``kdenv play``) and the web game (``kdenv play --web``)."""

@@ -1,0 +1,1 @@
+"""The web game of ``kdenv play --web``: its server, the checks on each request and the players it offers."""

@@ -1,0 +1,117 @@
+"""A tournament's output directory ``DIR``: ``DIR/tournament.json`` (its settings), ``DIR/games.jsonl`` (one
+``kingdomino-replay/1`` record per finished game, with a ``tournament`` key: game id, deal, table, seating and
+placings) and ``DIR/errors.jsonl`` (games whose player raised, with the seeds to reproduce them).
+
+Opening a folder again resumes its tournament: its finished games are taken, and a folder that holds another
+tournament is refused. The directory is locked (``DIR/.lock``) while it is open: one process at a time plays it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from kdenv.files import FolderLock, JsonFileError, append_jsonl, read_jsonl, write_atomically
+from kdenv.replay import append_record
+from training.arena.errors import TournamentError
+from training.arena.schedule import ScheduledGame
+
+SAME = ("format", "agents", "players", "rules", "seed")  # the settings a resumed tournament keeps (not "games")
+
+
+class TournamentFolder:
+    """The open output directory of one tournament, locked; ``finished`` holds the summaries of its games
+    (:func:`summary`) by game id, ``notes`` what is worth telling the user (a truncated last line dropped)."""
+
+    def __init__(self, path: Path, settings: dict, games: Iterable[ScheduledGame]) -> None:
+        """Lock ``path`` (a second process on it is a one-line error), then create it or resume from it: check
+        its settings against ``settings`` and its games against the scheduled ``games``, then write the settings."""
+        self.path = path
+        self.finished: dict[int, dict] = {}
+        self.notes: list[str] = []
+        self._lock: FolderLock | None = None
+        try:
+            path.mkdir(parents=True, exist_ok=True)
+            self._lock = FolderLock(path, "tournament folder")
+        except OSError as err:
+            raise TournamentError(f"cannot write the tournament to {path}: {err.strerror or err}") from None
+        try:
+            self._resume(settings, games)
+        except BaseException:
+            self.close()
+            raise
+
+    def close(self) -> None:
+        """Free the directory's lock (the end of the process frees it too)."""
+        if self._lock is not None:
+            self._lock.release()
+
+    def add(self, record: dict) -> None:
+        """Append a finished game's record to games.jsonl."""
+        append_record(self.path / "games.jsonl", record)
+
+    def add_error(self, error: dict) -> Path:
+        """Append a failed game to errors.jsonl; returns that file."""
+        append_jsonl(self.path / "errors.jsonl", error)
+        return self.path / "errors.jsonl"
+
+    def _resume(self, settings: dict, games: Iterable[ScheduledGame]) -> None:
+        """Take the finished games of the directory; refuse one that holds another tournament."""
+        out = self.path
+        path = out / "tournament.json"
+        try:
+            old = json.loads(path.read_text()) if path.exists() else None
+        except OSError as err:
+            raise TournamentError(f"cannot read the tournament in {out}: {err.strerror or err}") from None
+        except json.JSONDecodeError:
+            raise TournamentError(f"{path} is not valid JSON; delete it or use another --out") from None
+        if old is not None:
+            self._check_same(old, settings)
+        self._read_finished(games)  # every check before anything is written
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+            write_atomically(path, json.dumps(settings, indent=1) + "\n")
+        except OSError as err:
+            raise TournamentError(f"cannot write the tournament to {out}: {err.strerror or err}") from None
+
+    def _read_finished(self, games: Iterable[ScheduledGame]) -> None:
+        """Take the finished games of games.jsonl; a game of another tournament there is an error."""
+        scheduled = {g.game_id: g for g in games}
+        for record in self._finished_records(self.path / "games.jsonl"):
+            game = scheduled.get(record.get("tournament", {}).get("game_id"))
+            if game is None:  # beyond a shorter --games than before: kept in the file, left out of the results
+                continue
+            finished = "final" in record and "placings" in record["tournament"]
+            if not finished or record.get("agents") != list(game.agents) or record.get("seed") != game.deal_seed:
+                raise TournamentError(
+                    f"{self.path / 'games.jsonl'} holds a game {game.game_id} that is not this tournament's; "
+                    "use another --out, or delete it to start again"
+                )
+            self.finished.setdefault(game.game_id, summary(record))
+
+    def _finished_records(self, path: Path) -> Iterator[dict]:
+        """The records of a games.jsonl, dropping a last line cut short by a kill (that game is played again)."""
+
+        def note(cut: Path) -> None:
+            self.notes.append(f"dropped a truncated last line of {cut} (that game will be played again)")
+
+        try:
+            yield from read_jsonl(path, on_cut_tail=note)
+        except JsonFileError as err:
+            raise TournamentError(
+                f"{err.where} is not a valid record; remove that line to resume the tournament"
+            ) from None
+
+    def _check_same(self, old: dict, new: dict) -> None:
+        for key in SAME:
+            if old.get(key) != new[key]:
+                raise TournamentError(
+                    f"{self.path} holds a tournament with other settings ({key}: {old.get(key)} there, "
+                    f"{new[key]} now); use another --out, or delete it to start again"
+                )
+
+
+def summary(record: dict) -> dict:
+    """What the results need of a record (the moves stay in games.jsonl, not in memory)."""
+    return {key: record[key] for key in ("seed", "agents", "final", "tournament")}

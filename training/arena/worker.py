@@ -1,0 +1,95 @@
+"""One scheduled game, played wherever a backend runs it: in this process, a pool's worker or a Ray worker.
+
+A process keeps its players (:class:`Seats`) from game to game; :func:`play_in_worker` is what a worker process
+runs, with the players of the process that started the tournament.
+"""
+
+from __future__ import annotations
+
+import traceback
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from agents.arena import play_game
+from agents.base import Player
+from agents.registry import PLAYERS, make_player
+from kdenv.game import Game
+from kdenv.replay import to_record
+from kdenv.rules import Rules
+from training.arena.schedule import ScheduledGame
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What playing one scheduled game gave: its record, or the error a player raised."""
+
+    game: ScheduledGame
+    record: dict | None = None
+    error: str | None = None
+    trace: str | None = None
+
+
+class Seats:
+    """The players of one process, made once per (spec, copy, table) and reused from game to game; past
+    ``keep`` of them the least recently seated are closed (a Ray worker outlives its tournaments)."""
+
+    def __init__(self, keep: int = 32) -> None:
+        self.players: OrderedDict[tuple, Player] = OrderedDict()
+        self.keep = keep
+
+    def table(self, agents: Sequence[str], rules: Rules) -> list[Player]:
+        keys = [(spec, agents[:seat].count(spec), len(agents), rules) for seat, spec in enumerate(agents)]
+        for key in keys:
+            if key not in self.players:
+                self.players[key] = make_player(key[0], len(agents), rules)
+            self.players.move_to_end(key)
+        while len(self.players) > max(self.keep, len(keys)):
+            self.players.popitem(last=False)[1].close()
+        return [self.players[key] for key in keys]
+
+    def drop(self, agents: Sequence[str]) -> None:
+        """Forget the players of a table whose game failed (they may be left in a bad state)."""
+        for key in [k for k in self.players if k[0] in agents]:
+            self.players.pop(key).close()
+
+    def close(self) -> None:
+        for player in self.players.values():
+            player.close()
+        self.players.clear()
+
+
+def play_scheduled(game: ScheduledGame, rules: Rules, seats: Seats, trace: bool = False) -> Outcome:
+    """Play one scheduled game; a player that raises gives an Outcome with the error, not an exception. With
+    ``trace`` each move of the record keeps what its player thought (:meth:`agents.base.Player.trace`)."""
+    traces: list[dict | None] | None = [] if trace else None
+    try:
+        table = seats.table(game.agents, rules)
+        played = play_game(table, Game(len(game.agents), rules, game.deal_seed), game.play_seed, traces)
+    except Exception as err:  # a player's bug must not end the tournament: it is reported with the seeds
+        seats.drop(game.agents)
+        return Outcome(game, error=f"{type(err).__name__}: {err}", trace=traceback.format_exc())
+    record = to_record(played, agents=list(game.agents), traces=traces)
+    record["tournament"] = {
+        "game_id": game.game_id,
+        "deal": game.deal,
+        "table": game.table,
+        "seating": game.seating,
+        "play_seed": game.play_seed,
+        "placings": played.placings(),
+    }
+    return Outcome(game, record=record)
+
+
+_worker_seats: Seats | None = None  # the players of a worker process (of the pool, or of Ray)
+
+
+def play_in_worker(game: ScheduledGame, rules: Rules, players: dict[str, str], trace: bool = False) -> Outcome:
+    """One game in a worker process, with the parent's player registry ``players`` (players registered at
+    run time too: a Ray worker outlives the run that started it); the worker's players are made at their first
+    game and kept for the next."""
+    global _worker_seats
+    PLAYERS.update(players)
+    if _worker_seats is None:
+        _worker_seats = Seats()
+    return play_scheduled(game, rules, _worker_seats, trace)
