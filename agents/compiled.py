@@ -2,8 +2,8 @@
 
 The rules are those of :mod:`kdenv.core` (kingdoms as grids, the draft machine), with its tables passed
 in as the argument ``t``; this file holds only how the policies choose. ``agents.kernel`` is the Python
-side (:class:`agents.kernel.Snapshot`), and the single-agent vector view (``agents.vector``) seats these
-policies as opponents.
+side (:class:`agents.kernel.Snapshot`), and the learner's vector view (``training.envs.one_learner``) seats
+these policies as opponents.
 
 Full Greedy here makes the same decisions as ``agents.greedy.FullGreedy``: the filters (stay in the
 centred window, leave no single-square hole, each falling back when it would drop every placement),
@@ -64,8 +64,8 @@ from kdenv.core.rng import below, between, uniform
 
 class Policy(IntEnum):
     """Who makes a seat's moves, the code the compiled players read per seat: a scripted policy (``RANDOM``,
-    ``GPRD``, ``FG``), or ``LEARNER``, the learner's seat in :mod:`agents.vector`, whose moves come from outside
-    (codes past ``FG`` are its batched opponents)."""
+    ``GPRD``, ``FG``), or ``LEARNER``, the learner's seat in :mod:`training.envs.one_learner`, whose moves come
+    from outside (codes past ``FG`` are its batched opponents)."""
 
     LEARNER = -1
     RANDOM = 0

@@ -131,8 +131,8 @@ def test_the_default_takes_the_shipped_checkpoint_of_its_table_or_says_there_is_
 
 
 def test_the_gymnasium_view_refuses_a_wrong_table_checkpoint_when_made(tiny_checkpoint):
-    from agents.single_agent import KingdominoSingleAgentEnv
     from kdenv.rules import Rules
+    from training.envs.single_agent import KingdominoSingleAgentEnv
 
     with pytest.raises(CheckpointError, match="cannot play 3 players"):
         KingdominoSingleAgentEnv(3, Rules(), [f"ppo:{tiny_checkpoint}", "random"])
@@ -143,7 +143,7 @@ def test_a_checkpoint_reads_the_observations_it_was_trained_on(tmp_path, tiny_ch
     other observation refuses either kind in one line."""
     import numpy as np
 
-    from agents.vector import LearnerVectorEnv
+    from training.envs.one_learner import LearnerVectorEnv
 
     gains = tmp_path / "gains.zip"
     write_checkpoint(gains, {**SETTINGS, "gains": True})

@@ -4,7 +4,6 @@ import numpy as np
 import pytest
 
 from agents.kernel import Snapshot
-from agents.vector import LearnerVectorEnv
 from kdenv.errors import IllegalMoveError, KingdominoError
 from kdenv.game import Game
 from kdenv.kingdomino_v0 import REWARDS, raw_env
@@ -12,6 +11,7 @@ from kdenv.replay import replay_record
 from kdenv.rules import Rules
 from tests.helpers.games import random_actions
 from tests.strategies import SET_UP_IDS, SET_UPS
+from training.envs.one_learner import LearnerVectorEnv
 
 COMPILED = ["fg", "gprd", "random"]
 TABLES = [  # every set-up, with compiled opponents and rewards taken in turn

@@ -29,7 +29,7 @@ LEARNER = "learner"  # the learner's name in the results
 
 def batched(opponent: str) -> bool:
     """Whether ``opponent`` plays in the vector env (compiled, or a checkpoint), so no worker is needed."""
-    from agents.vector import COMPILED
+    from training.envs.one_learner import COMPILED
 
     return opponent.strip().lower() in COMPILED or opponent.strip().lower().startswith("ppo:")
 
@@ -69,7 +69,7 @@ def _play_batched(
     import numpy as np
 
     from agents.ppo_player import BatchedPolicy, build_policy, gains_of
-    from agents.vector import LearnerVectorEnv
+    from training.envs.one_learner import LearnerVectorEnv
 
     n = int(settings["num_players"])
     learner = BatchedPolicy(build_policy(settings, state), LEARNER, sample=not deterministic, seed=seed)

@@ -1,7 +1,7 @@
 """The learner's vector view as a Stable-Baselines3 ``VecEnv``: MaskablePPO trains on hundreds of games in one
 process, no subprocess.
 
-:class:`KingdominoVecEnv` wraps :class:`agents.vector.LearnerVectorEnv` (keywords are its own). SB3 asks a
+:class:`KingdominoVecEnv` wraps :class:`training.envs.one_learner.LearnerVectorEnv` (keywords are its own). SB3 asks a
 ``VecEnv`` for float32 rewards, done flags, one info dict per env (with ``terminal_observation`` for a
 game that ended: SB3 resets it in the same step, as Gymnasium's ``SAME_STEP`` mode does) and, for
 sb3_contrib, ``env_method("action_masks")``.
@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 from stable_baselines3.common.vec_env import VecEnv
 
-from agents.vector import LearnerVectorEnv
+from training.envs.one_learner import LearnerVectorEnv
 
 
 class KingdominoVecEnv(VecEnv):

@@ -7,7 +7,7 @@ hold the others. Scripted opponents (``"random"``, ``"gprd"``, ``"fg"``) play in
 ``ppo:PATH`` spec makes one from a checkpoint), called once per opponent decision across all the games
 waiting on it, never once per game::
 
-    from agents.vector import LearnerVectorEnv
+    from training.envs.one_learner import LearnerVectorEnv
     venv = LearnerVectorEnv(256, num_players=4, opponents=["fg"] * 3, middle_kingdom=True, harmony=True)
     obs, info = venv.reset(seed=0)          # obs["board"] (N, C, F, F), obs["features"] (N, V)
     mask = venv.action_masks()              # (N, A) bool, for sb3_contrib.MaskablePPO
