@@ -4,7 +4,7 @@ Every figure is one process stepping :class:`kdenv.vector.VectorEnv` with unifor
 (drawn by the compiled ``agents.compiled.random_actions`` from the masks, batched, and counted in the
 time): with observations and masks, with the gains as well (``gains=True``), and with masks alone
 (``observations=False``), for 2, 3 and 4 players and Mighty Duel at ``num_envs`` 1, 64 and 256. Then the
-learner's view (:class:`training.envs.one_learner.LearnerVectorEnv`, 256 games) against 3 ``random`` and 3 ``fg``, in
+learner's view (:class:`training.envs.one_learner.OneLearnerVectorEnv`, 256 games) against 3 ``random`` and 3 ``fg``, in
 learner steps/s, with and without gains. In the same run, the reference: the AEC env
 (``kdenv.kingdomino_v0.raw_env``) stepped the same way, one decision at a time, and the ratio of the vector env's
 4-player figure to it. Rates are per CPU second of this process
@@ -24,7 +24,7 @@ from kdenv.core.rng import draw_states
 from kdenv.kingdomino_v0 import raw_env
 from kdenv.rules import Rules
 from kdenv.vector import VectorEnv
-from training.envs.one_learner import LearnerVectorEnv
+from training.envs.one_learner import OneLearnerVectorEnv
 
 KINDS = {"obs+masks ": {}, "obs+gains ": {"gains": True}, "masks only": {"observations": False}}
 """What each figure observes: the VectorEnv keywords of each kind."""
@@ -62,7 +62,7 @@ def vector_rate(num_players: int, rules: Rules, num_envs: int, kind: dict, secon
 
 def learner_rate(opponent: str, num_envs: int, gains: bool, seconds: float) -> tuple:
     """Learner steps/s of the learner's view against three ``opponent`` at the study's table."""
-    venv = LearnerVectorEnv(
+    venv = OneLearnerVectorEnv(
         num_envs, 4, opponents=[opponent] * 3, middle_kingdom=True, harmony=True, gains=gains, copy=False
     )
     venv.reset(seed=0)

@@ -69,12 +69,12 @@ def _play_batched(
     import numpy as np
 
     from agents.ppo_player import BatchedPolicy, build_policy, gains_of
-    from training.envs.one_learner import LearnerVectorEnv
+    from training.envs.one_learner import OneLearnerVectorEnv
 
     n = int(settings["num_players"])
     learner = BatchedPolicy(build_policy(settings, state), LEARNER, sample=not deterministic, seed=seed)
     gains = gains_of(settings)
-    venv = LearnerVectorEnv(min(games, 64), n, opponents=[opponent] * (n - 1), rules=rules, gains=gains, copy=False)
+    venv = OneLearnerVectorEnv(min(games, 64), n, opponents=[opponent] * (n - 1), rules=rules, gains=gains, copy=False)
     obs, _ = venv.reset(seed=seed)
     records: list[dict] = []
     while len(records) < games:

@@ -1,4 +1,4 @@
-"""``LearnerVectorEnv``: one learner seat per game, many games a call, the opponents played in batches.
+"""``OneLearnerVectorEnv``: one learner seat per game, many games a call, the opponents played in batches.
 
 The single-agent view of :mod:`kdenv.wrappers`, batched over :class:`kdenv.vector.VectorEnv`: each row is
 a game in which the learner holds one seat (drawn at each deal, or fixed by ``seat``) and the opponents
@@ -7,8 +7,8 @@ hold the others. Scripted opponents (``"random"``, ``"gprd"``, ``"fg"``) play in
 ``ppo:PATH`` spec makes one from a checkpoint), called once per opponent decision across all the games
 waiting on it, never once per game::
 
-    from training.envs.one_learner import LearnerVectorEnv
-    venv = LearnerVectorEnv(256, num_players=4, opponents=["fg"] * 3, middle_kingdom=True, harmony=True)
+    from training.envs.one_learner import OneLearnerVectorEnv
+    venv = OneLearnerVectorEnv(256, num_players=4, opponents=["fg"] * 3, middle_kingdom=True, harmony=True)
     obs, info = venv.reset(seed=0)          # obs["board"] (N, C, F, F), obs["features"] (N, V)
     mask = venv.action_masks()              # (N, A) bool, for sb3_contrib.MaskablePPO
     obs, reward, terminated, truncated, info = venv.step(actions)   # reward (N,): the learner's own
@@ -47,7 +47,7 @@ BatchedPolicy = Callable[[dict, np.ndarray], Any]  # (obs batch, mask batch) -> 
 Opponent = str | BatchedPolicy
 
 
-class LearnerVectorEnv(gymnasium.vector.VectorEnv):
+class OneLearnerVectorEnv(gymnasium.vector.VectorEnv):
     """A learner against compiled or batched opponents in ``num_envs`` games (see the module docstring).
 
     ``opponents``: one per other seat, ``opponents[j]`` at seat ``(learner + 1 + j) % num_players``; or
