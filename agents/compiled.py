@@ -435,7 +435,7 @@ def finish_rows(g, t, rows, policy, draws, values):
 
 # ----- opponents in the vector env -------------------------------------------------------------------
 @jit
-def advance(s, g, t, rows, seats, reward, paid, rewards, ended, plans, waiting, work, draws):
+def advance(s, g, t, rows, reward, paid, rewards, ended, seats, plans, waiting, work, draws):
     """Let the compiled opponents (``seats[i, p]`` a scripted :class:`Policy`) of the games of ``rows`` play until the
     learner or a batched opponent is to move or the game ends, as :func:`kdenv.core.batch.play`, drawing from
     the generator ``draws[i]`` of each game. Writes the code of the seat to move to ``waiting[i]`` (``LEARNER``, a

@@ -53,7 +53,7 @@ def vector_rate(num_players: int, rules: Rules, num_envs: int, kind: dict, secon
     actions, draws = np.zeros(num_envs, np.int64), draw_states(np.random.default_rng(0), num_envs)
 
     def step() -> int:
-        random_actions(venv._mask, actions, draws)
+        random_actions(venv.observation()["action_mask"], actions, draws)
         venv.step(actions)
         return num_envs
 
@@ -69,7 +69,7 @@ def learner_rate(opponent: str, num_envs: int, gains: bool, seconds: float) -> t
     actions, draws = np.zeros(num_envs, np.int64), draw_states(np.random.default_rng(0), num_envs)
 
     def step() -> int:
-        random_actions(venv.env._mask, actions, draws)
+        random_actions(venv.env.observation()["action_mask"], actions, draws)
         venv.step(actions)
         return num_envs
 
