@@ -24,7 +24,7 @@ from training.arena.report import no_nan, win_summary
 from training.arena.stats import AgentResult, summarize
 from training.arena.tournament import Tournament
 
-LEARNER = "learner"  # the learner's name in the results
+LEARNER_NAME = "learner"  # the learner's name in the results (agents.compiled.Policy.LEARNER is its seat code)
 
 
 def batched(opponent: str) -> bool:
@@ -50,7 +50,9 @@ def evaluate(
     ``opponent``: in the vector env when the opponent plays there (:func:`batched`), else as a tournament on
     ``backend`` (``workers`` processes here, or Ray tasks; its games rounded up to whole rounds of seatings)."""
     if batched(opponent):
-        return summarize(_play_batched(settings, state, opponent, games, rules, seed, deterministic)).agent(LEARNER)
+        return summarize(_play_batched(settings, state, opponent, games, rules, seed, deterministic)).agent(
+            LEARNER_NAME
+        )
     n = int(settings["num_players"])
     with tempfile.TemporaryDirectory(prefix="kdenv-eval-") as folder:
         path = Path(folder) / "learner.zip"
@@ -59,7 +61,7 @@ def evaluate(
         results = Tournament([spec] + [opponent] * (n - 1), n, games, rules, seed).run(
             workers, progress=False, backend=backend, address=address
         )
-    return replace(results.agent(spec), agent=LEARNER)
+    return replace(results.agent(spec), agent=LEARNER_NAME)
 
 
 def _play_batched(
@@ -72,7 +74,7 @@ def _play_batched(
     from training.envs.one_learner import OneLearnerVectorEnv
 
     n = int(settings["num_players"])
-    learner = BatchedPolicy(build_policy(settings, state), LEARNER, sample=not deterministic, seed=seed)
+    learner = BatchedPolicy(build_policy(settings, state), LEARNER_NAME, sample=not deterministic, seed=seed)
     gains = gains_of(settings)
     venv = OneLearnerVectorEnv(min(games, 64), n, opponents=[opponent] * (n - 1), rules=rules, gains=gains, copy=False)
     obs, _ = venv.reset(seed=seed)
