@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import gymnasium
 import numpy as np
@@ -48,11 +48,13 @@ from kdenv.core.tables import Tables, tables
 from kdenv.encoding import observation_space
 from kdenv.errors import IllegalMoveError, KingdominoError
 from kdenv.game import Game
-from kdenv.kingdomino_v0 import REWARDS, make_rules
 from kdenv.memory import check_fits, game_bytes
 from kdenv.replay import to_record
-from kdenv.rules import Rules
+from kdenv.table import REWARDS, Table, TableOptions
 from kdenv.tiles import NUM_DOMINOES
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 
 class VectorEnv(gymnasium.vector.VectorEnv):
@@ -64,35 +66,24 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         self,
         num_envs: int = 1,
         num_players: int = 4,
-        reward: str = "rank",
-        rules: Rules | None = None,
-        kingdom_size: int | None = None,
-        mighty_duel: bool = False,
-        middle_kingdom: bool = False,
-        harmony: bool = False,
-        voluntary_discard: bool = False,
         observations: bool = True,
-        gains: bool = False,
         copy: bool = True,
         max_records: int = 10_000,
+        **table: Unpack[TableOptions],
     ) -> None:
-        if reward not in REWARDS:
-            raise KingdominoError(f"unknown reward {reward!r}; choose from {', '.join(REWARDS)}")
+        self.table = Table.of(num_players, **table)
         if not isinstance(num_envs, int) or num_envs < 1:
             raise KingdominoError(f"num_envs must be a positive integer, not {num_envs!r}")
-        self.rules = make_rules(
-            rules, mighty_duel, kingdom_size=kingdom_size, middle_kingdom=middle_kingdom, harmony=harmony,
-            voluntary_discard=voluntary_discard,
-        )  # fmt: skip
-        kings_each = self.rules.setup(num_players)[0]  # a clear error for an impossible table
-        self.num_envs, self.num_players, self.reward = num_envs, num_players, reward
+        self.rules, num_players, gains = self.table.rules, self.table.num_players, self.table.gains
+        kings_each = self.rules.setup(num_players)[0]
+        self.num_envs, self.num_players, self.reward = num_envs, num_players, self.table.reward
         self.tables: Tables = tables(num_players, self.rules, gains)
         t = self.tables
         check_fits("num_envs", num_envs, game_bytes(t, observations), "a game's state and buffers")
         self.games: Games = games(num_envs, t)
         self.seen: Seen = seen(num_envs, t, planes=observations)
         self.copy = copy
-        self._reward_kind = REWARDS.index(reward)
+        self._reward_kind = REWARDS.index(self.reward)
         width = t.width
         shape = (t.num_planes, width, width) if observations else (0, 0, 0)
         self._board = np.zeros((num_envs, *shape), np.float32)

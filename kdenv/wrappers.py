@@ -33,6 +33,7 @@ from kdenv.errors import IllegalMoveError, KingdominoError
 from kdenv.game import Game
 from kdenv.kingdomino_v0 import raw_env
 from kdenv.rules import Rules, player_count
+from kdenv.table import Reward
 from kdenv.view import PublicView
 
 
@@ -82,7 +83,7 @@ class SingleAgentEnv(gymnasium.Env):
         rules: Rules | None = None,
         opponents: Sequence[Any] = (),
         seat: int | None = None,
-        reward: str = "rank",
+        reward: Reward = "rank",
         render_mode: str | None = None,
         illegal_reward: float | None = -1.0,
         gains: bool = False,

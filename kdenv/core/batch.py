@@ -12,7 +12,7 @@ from kdenv.core.jit import jit
 from kdenv.core.machine import FINISHED, PHASE, PLACING, apply, placings, player, standings
 from kdenv.core.observe import observe, redraw, write_mask
 
-RANK, MARGIN, SCORE = range(3)  # reward kinds, in the order of kdenv.kingdomino_v0.REWARDS
+RANK, MARGIN, SCORE = range(3)  # reward kinds, in the order of kdenv.table.REWARDS
 
 
 @jit

@@ -6,9 +6,10 @@ import pytest
 from agents.kernel import Snapshot
 from kdenv.errors import IllegalMoveError, KingdominoError
 from kdenv.game import Game
-from kdenv.kingdomino_v0 import REWARDS, raw_env
+from kdenv.kingdomino_v0 import raw_env
 from kdenv.replay import replay_record
 from kdenv.rules import Rules
+from kdenv.table import REWARDS
 from tests.helpers.games import random_actions
 from tests.strategies import SET_UP_IDS, SET_UPS
 from training.envs.one_learner import OneLearnerVectorEnv

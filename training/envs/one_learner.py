@@ -26,7 +26,7 @@ searches in the process never change its games. ``training.ppo.vec_env`` wraps i
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import gymnasium
 import numpy as np
@@ -37,7 +37,11 @@ from agents.compiled import Policy, advance, workspace
 from kdenv.core.rng import draw_states
 from kdenv.encoding import observation_space
 from kdenv.errors import KingdominoError
+from kdenv.table import TableOptions
 from kdenv.vector import VectorEnv
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 COMPILED = {"random": Policy.RANDOM, "gprd": Policy.GPRD, "fg": Policy.FG}  # in code order
 BATCHED = Policy.FG + 1  # the seat code of the first batched opponent; the k-th is BATCHED + k
@@ -50,7 +54,7 @@ class OneLearnerVectorEnv(gymnasium.vector.VectorEnv):
 
     ``opponents``: one per other seat, ``opponents[j]`` at seat ``(learner + 1 + j) % num_players``; or
     ``opponent_picker(row) -> opponents``, asked at every deal of row ``row`` (a league draws from it).
-    Other keywords are those of :class:`kdenv.vector.VectorEnv`.
+    Other keywords are the table's (:class:`kdenv.table.TableOptions`).
     """
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
@@ -63,7 +67,7 @@ class OneLearnerVectorEnv(gymnasium.vector.VectorEnv):
         seat: int | None = None,
         opponent_picker: Callable[[int], Sequence[Opponent]] | None = None,
         copy: bool = True,
-        **table: Any,
+        **table: Unpack[TableOptions],
     ) -> None:
         self._batched: list[BatchedPolicy] = []  # batched opponents; code BATCHED + k is _batched[k] (first:
         # close(), which Gymnasium's __del__ calls, reads it, also when the checks below refuse the env)
