@@ -31,6 +31,7 @@ from kdenv.encoding import SCORE_SCALE, table_of
 from kdenv.game import PICK, Game
 from kdenv.rules import Rules
 from kdenv.vector import VectorEnv
+from training.ppo.config import Teacher
 
 BOARD_LEVELS = 3  # board planes take values k/3 (crowns); stored as uint8 k
 
@@ -48,7 +49,7 @@ def fg_choices(fg, game: Game) -> list[int]:
     return sorted({action for action, _ in fg.best_turns(game)})
 
 
-TEACHERS = {"fg": Policy.FG, "gprd": Policy.GPRD}  # the compiled players that can teach
+TEACHERS: dict[Teacher, Policy] = {"fg": Policy.FG, "gprd": Policy.GPRD}  # the compiled players that teach
 
 
 def teacher_decisions(
