@@ -24,6 +24,7 @@ from training.arena.report import no_nan, win_summary
 from training.arena.stats import AgentResult, summarize
 from training.arena.tournament import Tournament
 
+EVAL_SEED = 1_000_000  # every evaluation of every trainer plays the same deals: checkpoints and runs compare paired
 LEARNER_NAME = "learner"  # the learner's name in the results (agents.compiled.Policy.LEARNER is its seat code)
 
 
