@@ -31,7 +31,6 @@ from kdenv.encoding import SCORE_SCALE, table_of
 from kdenv.game import PICK, Game
 from kdenv.rules import Rules
 from kdenv.vector import VectorEnv
-from training.ppo.config import Teacher
 
 BOARD_LEVELS = 3  # board planes take values k/3 (crowns); stored as uint8 k
 
@@ -49,7 +48,7 @@ def fg_choices(fg, game: Game) -> list[int]:
     return sorted({action for action, _ in fg.best_turns(game)})
 
 
-TEACHERS: dict[Teacher, Policy] = {"fg": Policy.FG, "gprd": Policy.GPRD}  # the compiled players that teach
+TEACHERS: dict[str, Policy] = {"fg": Policy.FG, "gprd": Policy.GPRD}  # the compiled players that teach (Teacher)
 
 
 def teacher_decisions(
