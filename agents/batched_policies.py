@@ -2,7 +2,7 @@
 
 The rules are those of :mod:`kdenv.batched` (kingdoms as grids, the draft machine), with its tables passed
 in as the argument ``t``; this file holds only how the policies choose. :class:`agents.playout.Snapshot` is the
-Python side, and the single-agent vector view (``agents.vector``) seats these policies as opponents.
+Python side, and the learner's vector view (``training.envs.one_learner``) seats these policies as opponents.
 
 Full Greedy here makes the same decisions as ``agents.greedy.FullGreedy``: the filters (stay in the
 centred window, leave no single-square hole, each falling back when it would drop every placement),
@@ -63,8 +63,8 @@ from kdenv.batched.rng import below, between, uniform
 
 class Policy(IntEnum):
     """Who makes a seat's moves, the code the compiled players read per seat: a scripted policy (``RANDOM``,
-    ``GPRD``, ``FG``), or ``LEARNER``, the learner's seat in :mod:`agents.vector`, whose moves come from outside
-    (codes past ``FG`` are its batched opponents)."""
+    ``GPRD``, ``FG``), or ``LEARNER``, the learner's seat in :mod:`training.envs.one_learner`, whose moves come
+    from outside (codes past ``FG`` are its batched opponents)."""
 
     LEARNER = -1
     RANDOM = 0
@@ -434,7 +434,7 @@ def finish_rows(g, t, rows, policy, draws, values):
 
 # ----- opponents in the vector env -------------------------------------------------------------------
 @jit
-def advance(s, g, t, rows, seats, reward, paid, rewards, ended, plans, waiting, work, draws):
+def advance(s, g, t, rows, reward, paid, rewards, ended, seats, plans, waiting, work, draws):
     """Let the compiled opponents (``seats[i, p]`` a scripted :class:`Policy`) of the games of ``rows`` play until the
     learner or a batched opponent is to move or the game ends, as :func:`kdenv.batched.batch.play`, drawing from
     the generator ``draws[i]`` of each game. Writes the code of the seat to move to ``waiting[i]`` (``LEARNER``, a

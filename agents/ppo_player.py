@@ -151,7 +151,7 @@ class PPOPlayer(Player):
 
     def _read(self, path: str) -> None:
         settings, state = read_checkpoint(path)
-        self._load(settings, build_policy(settings, state, f"checkpoint {path!r}"))
+        self.load_policy(settings, build_policy(settings, state, f"checkpoint {path!r}"))
         self.where = f"checkpoint {path!r}"
 
     def seat_at(self, num_players: int, rules: Rules) -> None:
@@ -176,11 +176,12 @@ class PPOPlayer(Player):
         player = cls.__new__(cls)
         Player.__init__(player)
         player.sample, player.path, player.where = sample, "<in memory>", "the policy in memory"
-        player._load(settings, policy)
+        player.load_policy(settings, policy)
         player.spec = "ppo:<in memory>"
         return player
 
-    def _load(self, settings: dict[str, Any], policy) -> None:
+    def load_policy(self, settings: dict[str, Any], policy) -> None:
+        """Play ``policy`` (a checkpoint's ``settings`` and network) from now on."""
         import torch
 
         # Batch-one inference gains nothing from more threads, and on a busy machine they contend badly

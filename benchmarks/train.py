@@ -1,6 +1,6 @@
 """Training speed (`kdenv bench train`): MaskablePPO learner steps/s on the vector env, and where the time goes.
 
-One MaskablePPO run on :class:`training.ppo.vec_env.KingdominoVecEnv` (4 players, study rules), the learner
+One MaskablePPO run on :class:`training.ppo.vec_env.SB3VecEnv` (4 players, study rules), the learner
 against three copies of ``--opponents``, for ``--seconds`` of learning. It prints learner steps/s and the
 share of the time spent in the env (stepping the games, observing), in the opponents (compiled or batched
 moves), in the policy's forward pass while collecting rollouts, and in the PPO update. Network and PPO
@@ -21,7 +21,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 
 from agents.policy_network import KingdomPolicy, policy_kwargs
 from kdenv.rules import STUDY_RULES
-from training.ppo.vec_env import KingdominoVecEnv
+from training.ppo.vec_env import SB3VecEnv
 
 
 class _Clock:
@@ -61,7 +61,7 @@ def measure(
 ) -> dict[str, float]:  # fmt: skip
     """Learner steps/s and the seconds spent in each part of one timed run."""
     torch.set_num_threads(threads)
-    env = KingdominoVecEnv(n_envs, num_players=4, opponents=[opponents] * 3, rules=STUDY_RULES, gains=gains)
+    env = SB3VecEnv(n_envs, num_players=4, opponents=[opponents] * 3, rules=STUDY_RULES, gains=gains)
     env.seed(0)
     model = MaskablePPO(
         KingdomPolicy, env, n_steps=n_steps, batch_size=batch_size, n_epochs=epochs, seed=0, verbose=0,

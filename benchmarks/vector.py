@@ -4,7 +4,7 @@ Every figure is one process stepping :class:`kdenv.vector.VectorEnv` with unifor
 (drawn by the compiled ``agents.batched_policies.random_actions`` from the masks, batched, and counted in the
 time): with observations and masks, with the gains as well (``gains=True``), and with masks alone
 (``observations=False``), for 2, 3 and 4 players and Mighty Duel at ``num_envs`` 1, 64 and 256. Then the
-learner's view (:class:`agents.vector.LearnerVectorEnv`, 256 games) against 3 ``random`` and 3 ``fg``, in
+learner's view (:class:`training.envs.one_learner.OneLearnerVectorEnv`, 256 games) against 3 ``random`` and 3 ``fg``, in
 learner steps/s, with and without gains. In the same run, the reference: the AEC env
 (``kdenv.kingdomino_v0.raw_env``) stepped the same way, one decision at a time, and the ratio of the vector env's
 4-player figure to it. Rates are per CPU second of this process
@@ -20,11 +20,11 @@ from collections.abc import Callable
 import numpy as np
 
 from agents.batched_policies import random_actions
-from agents.vector import LearnerVectorEnv
 from kdenv.batched.rng import draw_states
 from kdenv.kingdomino_v0 import raw_env
 from kdenv.rules import Rules
 from kdenv.vector import VectorEnv
+from training.envs.one_learner import OneLearnerVectorEnv
 
 KINDS = {"obs+masks ": {}, "obs+gains ": {"gains": True}, "masks only": {"observations": False}}
 """What each figure observes: the VectorEnv keywords of each kind."""
@@ -53,7 +53,7 @@ def vector_rate(num_players: int, rules: Rules, num_envs: int, kind: dict, secon
     actions, draws = np.zeros(num_envs, np.int64), draw_states(np.random.default_rng(0), num_envs)
 
     def step() -> int:
-        random_actions(venv._mask, actions, draws)
+        random_actions(venv.observation()["action_mask"], actions, draws)
         venv.step(actions)
         return num_envs
 
@@ -62,14 +62,14 @@ def vector_rate(num_players: int, rules: Rules, num_envs: int, kind: dict, secon
 
 def learner_rate(opponent: str, num_envs: int, gains: bool, seconds: float) -> tuple:
     """Learner steps/s of the learner's view against three ``opponent`` at the study's table."""
-    venv = LearnerVectorEnv(
+    venv = OneLearnerVectorEnv(
         num_envs, 4, opponents=[opponent] * 3, middle_kingdom=True, harmony=True, gains=gains, copy=False
     )
     venv.reset(seed=0)
     actions, draws = np.zeros(num_envs, np.int64), draw_states(np.random.default_rng(0), num_envs)
 
     def step() -> int:
-        random_actions(venv.env._mask, actions, draws)
+        random_actions(venv.env.observation()["action_mask"], actions, draws)
         venv.step(actions)
         return num_envs
 

@@ -102,7 +102,7 @@ from __future__ import annotations
 
 import operator
 import random
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import gymnasium
 import numpy as np
@@ -117,20 +117,10 @@ from kdenv.errors import IllegalMoveError, KingdominoError
 from kdenv.game import OVER, PLACE, Game
 from kdenv.render import render_ansi, render_rgb
 from kdenv.replay import to_record
-from kdenv.rules import Rules, player_count
+from kdenv.table import Table, TableOptions
 
-REWARDS = ("rank", "margin", "score")
-
-
-def make_rules(rules: Rules | None = None, mighty_duel: bool = False, **flags: Any) -> Rules:
-    """The Rules of an env: ``rules`` as given, or built from keyword flags (not both)."""
-    if rules is not None:
-        if mighty_duel or any(flags.values()):
-            raise KingdominoError("give either rules= or rule keywords, not both")
-        return rules
-    if mighty_duel:
-        flags["kingdom_size"] = 7
-    return Rules(**{k: v for k, v in flags.items() if v is not None})
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 
 def terminal_rewards(game: Game, reward: str) -> list[float]:
@@ -204,39 +194,23 @@ class raw_env(AECEnv, EzPickle):
     def __init__(
         self,
         num_players: int = 4,
-        reward: str = "rank",
         render_mode: str | None = None,
-        rules: Rules | None = None,
-        kingdom_size: int | None = None,
-        mighty_duel: bool = False,
-        middle_kingdom: bool = False,
-        harmony: bool = False,
-        voluntary_discard: bool = False,
         illegal_reward: float | None = None,
-        gains: bool = False,
+        **table: Unpack[TableOptions],
     ) -> None:
-        EzPickle.__init__(
-            self, num_players, reward, render_mode, rules, kingdom_size, mighty_duel, middle_kingdom, harmony,
-            voluntary_discard, illegal_reward, gains,
-        )  # fmt: skip
+        EzPickle.__init__(self, num_players, render_mode, illegal_reward, **table)
         super().__init__()
-        if reward not in REWARDS:
-            raise KingdominoError(f"unknown reward {reward!r}; choose from {', '.join(REWARDS)}")
+        self.table = Table.of(num_players, **table)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise KingdominoError(
                 f"unknown render_mode {render_mode!r}; choose from {', '.join(self.metadata['render_modes'])}"
             )
-        self.rules = make_rules(
-            rules, mighty_duel, kingdom_size=kingdom_size, middle_kingdom=middle_kingdom, harmony=harmony,
-            voluntary_discard=voluntary_discard,
-        )  # fmt: skip
-        num_players = player_count(num_players)
-        self.rules.setup(num_players)  # a clear error for an impossible table
-        self.num_players = num_players
-        self.reward = reward
+        self.rules = self.table.rules
+        self.num_players = num_players = self.table.num_players
+        self.reward = self.table.reward
         self.illegal_reward = illegal_reward
         self.render_mode = render_mode
-        self.encoder = ObservationEncoder(num_players, self.rules.kingdom_size, gains)
+        self.encoder = ObservationEncoder(num_players, self.rules.kingdom_size, self.table.gains)
         self.possible_agents = [f"player_{p}" for p in range(num_players)]
         self._seat = {agent: p for p, agent in enumerate(self.possible_agents)}
         self.agents = self.possible_agents[:]

@@ -33,26 +33,29 @@ action mask is the engine's legal actions. Actions are the codec of :mod:`kdenv.
 from __future__ import annotations
 
 from collections import deque
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import gymnasium
 import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 
-from kdenv.batched.batch import observe_all, step_all
+from kdenv.batched.batch import observe_all, play_rows, step_all
 from kdenv.batched.convert import to_game
-from kdenv.batched.machine import MADE, Games, games, placings, standings, start_all
+from kdenv.batched.machine import MADE, Games, games, placings, players, standings, start_all
 from kdenv.batched.observe import Seen, redraw_rows, seen
 from kdenv.batched.tables import Tables, tables
 from kdenv.encoding import observation_space
 from kdenv.errors import IllegalMoveError, KingdominoError
 from kdenv.game import Game
-from kdenv.kingdomino_v0 import REWARDS, make_rules
 from kdenv.memory import check_fits, game_bytes
 from kdenv.replay import to_record
-from kdenv.rules import Rules
+from kdenv.table import REWARDS, Table, TableOptions
 from kdenv.tiles import NUM_DOMINOES
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 
 class VectorEnv(gymnasium.vector.VectorEnv):
@@ -64,35 +67,24 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         self,
         num_envs: int = 1,
         num_players: int = 4,
-        reward: str = "rank",
-        rules: Rules | None = None,
-        kingdom_size: int | None = None,
-        mighty_duel: bool = False,
-        middle_kingdom: bool = False,
-        harmony: bool = False,
-        voluntary_discard: bool = False,
         observations: bool = True,
-        gains: bool = False,
         copy: bool = True,
         max_records: int = 10_000,
+        **table: Unpack[TableOptions],
     ) -> None:
-        if reward not in REWARDS:
-            raise KingdominoError(f"unknown reward {reward!r}; choose from {', '.join(REWARDS)}")
+        self.table = Table.of(num_players, **table)
         if not isinstance(num_envs, int) or num_envs < 1:
             raise KingdominoError(f"num_envs must be a positive integer, not {num_envs!r}")
-        self.rules = make_rules(
-            rules, mighty_duel, kingdom_size=kingdom_size, middle_kingdom=middle_kingdom, harmony=harmony,
-            voluntary_discard=voluntary_discard,
-        )  # fmt: skip
-        kings_each = self.rules.setup(num_players)[0]  # a clear error for an impossible table
-        self.num_envs, self.num_players, self.reward = num_envs, num_players, reward
+        self.rules, num_players, gains = self.table.rules, self.table.num_players, self.table.gains
+        kings_each = self.rules.setup(num_players)[0]
+        self.num_envs, self.num_players, self.reward = num_envs, num_players, self.table.reward
         self.tables: Tables = tables(num_players, self.rules, gains)
         t = self.tables
         check_fits("num_envs", num_envs, game_bytes(t, observations), "a game's state and buffers")
         self.games: Games = games(num_envs, t)
         self.seen: Seen = seen(num_envs, t, planes=observations)
         self.copy = copy
-        self._reward_kind = REWARDS.index(reward)
+        self._reward_kind = REWARDS.index(self.reward)
         width = t.width
         shape = (t.num_planes, width, width) if observations else (0, 0, 0)
         self._board = np.zeros((num_envs, *shape), np.float32)
@@ -126,20 +118,20 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         if seed is not None:
             self._rng = np.random.default_rng(seed)
         self._deal(self._rows)
-        return self._obs(), {"current_player": self._movers.copy()}
+        return self.observation(), {"current_player": self._movers.copy()}
 
     def step(self, actions: Any) -> tuple[dict, np.ndarray, np.ndarray, np.ndarray, dict]:
         """Play one action in every game (the player to move's), deal the games that end, observe."""
-        actions = self._actions(actions)
+        actions = self.check_actions(actions)
         bad = step_all(self.seen, self.games, self.tables, actions, self._rows, self._reward_kind, self._paid,
                        self._rewards, self._ended, self._movers, self._board_cells, self._features, self._mask,
                        self._work)  # fmt: skip
         if bad >= 0:
-            raise IllegalMoveError(f"env {bad}: {self.reason(bad, int(actions[bad]))}")
+            raise self._illegal(bad, int(actions[bad]))
         ended = np.flatnonzero(self._ended)
-        info = self._end_games(ended) if ended.size else {}
+        info = self.end_games(ended) if ended.size else {}
         info["current_player"] = self._movers.copy()
-        return self._obs(), self._rewards.copy(), self._ended.copy(), np.zeros(self.num_envs, np.bool_), info
+        return self.observation(), self._rewards.copy(), self._ended.copy(), np.zeros(self.num_envs, np.bool_), info
 
     def records(self) -> list[dict]:
         """The ``kingdomino-replay/1`` records of the games finished since the last call (the latest
@@ -151,7 +143,46 @@ class VectorEnv(gymnasium.vector.VectorEnv):
     def close(self, **kwargs: Any) -> None:
         """Nothing to release."""
 
+    # ----- a step in parts, for the one-learner view (training.envs.one_learner) --------------------
+    def clear_step(self, rows: np.ndarray | None = None) -> None:
+        """Zero the step's rewards and end flags of ``rows`` (default: every game), as :meth:`step` starts."""
+        where = slice(None) if rows is None else rows
+        self._rewards[where] = 0.0
+        self._ended[where] = False
+
+    def play(self, rows: np.ndarray, actions: np.ndarray, who: str = "") -> None:
+        """Play ``actions[i]`` in each game i of ``rows``, adding to the step's rewards, observing nothing; an
+        action illegal by the mask last observed raises an IllegalMoveError naming ``who``, before any game changes."""
+        bad = play_rows(self.seen, self.games, self.tables, actions, rows, self._reward_kind, self._paid,
+                        self._rewards, self._ended, self._mask)  # fmt: skip
+        if bad >= 0:
+            raise self._illegal(bad, int(actions[bad]), who)
+
+    def play_compiled(self, kernel: Callable[..., None], rows: np.ndarray, *args: Any) -> None:
+        """Let a compiled player move in the games of ``rows`` under the step's reward accounting, called as
+        ``kernel(seen, games, tables, rows, reward_kind, paid, rewards, ended, *args)`` (it plays as
+        :func:`kdenv.batched.batch.play` does)."""
+        kernel(self.seen, self.games, self.tables, rows, self._reward_kind, self._paid, self._rewards, self._ended,
+               *args)  # fmt: skip
+
+    def rewards_of(self, seats: np.ndarray) -> np.ndarray:
+        """(N,) each game's reward in this step so far, for the player at ``seats[i]``."""
+        return self._rewards[self._rows, seats]
+
+    def ended(self) -> np.ndarray:
+        """(N,) bool, a copy: which games ended in this step."""
+        return self._ended.copy()
+
+    def movers(self) -> np.ndarray:
+        """(N,) the player to move in each game now, a copy."""
+        players(self.games, self._movers)
+        return self._movers.copy()
+
     # ----- helpers the single-agent views build on -------------------------------------------------
+    def _illegal(self, i: int, action: int, who: str = "") -> IllegalMoveError:
+        """The error of an illegal ``action`` in game ``i``, naming who played it (if ``who`` is given)."""
+        return IllegalMoveError(f"{who + ' in ' if who else ''}env {i}: {self.reason(i, action)}")
+
     def reason(self, i: int, action: int) -> str:
         """Why ``action`` is illegal now in game ``i``: the engine's own words, on the game re-played."""
         if not 0 <= action < self.tables.num_actions:
@@ -172,7 +203,7 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         g = self.games
         return g.deck[i].copy(), g.order[i].copy(), g.moves[i, : g.counters[i, MADE]].copy()
 
-    def _actions(self, actions: Any) -> np.ndarray:
+    def check_actions(self, actions: Any) -> np.ndarray:
         """``actions`` as int64, one per env; an IllegalMoveError for anything else, and a KingdominoError
         before the first reset (no game is dealt)."""
         if not self.games.deck[0, 0]:  # every deal fills the deck with dominoes 1..48
@@ -185,7 +216,7 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         if array.dtype == np.uint64:  # values past int64's range would wrap round to negative ones
             past = np.flatnonzero(array > np.iinfo(np.int64).max)
             if past.size:
-                raise IllegalMoveError(f"env {past[0]}: {self.reason(int(past[0]), int(array[past[0]]))}")
+                raise self._illegal(int(past[0]), int(array[past[0]]))
         return array.astype(np.int64, copy=False)
 
     def _deal(self, rows: np.ndarray) -> None:
@@ -196,9 +227,9 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         redraw_rows(self.seen, self.games, rows, self.tables)
         self._paid[rows] = 0
         self._movers[rows] = orders[:, 0]
-        self._observe(rows, self._movers)
+        self.observe(rows, self._movers)
 
-    def _end_games(self, ended: np.ndarray) -> dict:
+    def end_games(self, ended: np.ndarray) -> dict:
         """Keep the finished games' records and results, and deal them again; the ``final_info``."""
         scores = np.zeros((self.num_envs, self.num_players), np.int64)
         places = np.zeros((self.num_envs, self.num_players), np.float64)
@@ -210,12 +241,12 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         self._deal(ended)
         return {"final_info": {"scores": scores, "placings": places}, "_final_info": self._ended.copy()}
 
-    def _observe(self, rows: np.ndarray, observers: np.ndarray) -> None:
-        """Observe the games of ``rows`` from ``observers`` into the buffers."""
+    def observe(self, rows: np.ndarray, observers: np.ndarray) -> None:
+        """Observe the games of ``rows`` from ``observers[i]`` into the buffers (:meth:`observation`)."""
         observe_all(self.seen, self.games, self.tables, rows, observers, self._board_cells, self._features,
                     self._mask, self._work)  # fmt: skip
 
-    def _obs(self) -> dict:
+    def observation(self) -> dict:
         """The observation in the buffers (copies unless ``copy=False``)."""
         obs: dict[str, np.ndarray] = {"action_mask": self._mask}
         if self.observations:

@@ -15,8 +15,8 @@ Opponents, one per other seat, ``opponents[i]`` sitting at seat ``(learner + 1 +
 object with ``reset(seat, seed)`` and ``act(view)`` (an ``agents.Player``), or a callable
 ``f(observation, action_mask) -> action`` that gets the same Dict observation (from its own seat) and int8
 mask a learner gets, so a frozen copy of a policy can play. Players named by spec strings (``"fg"``,
-``"ppo:PATH"``) are made in the players' package: ``agents.single_agent.KingdominoSingleAgentEnv``, registered
-with Gymnasium as ``kdenv/Kingdomino-v0``, is this view with specs resolved.
+``"ppo:PATH"``) are made in the learners' package: ``training.envs.single_agent.KingdominoSingleAgentEnv``,
+registered with Gymnasium as ``kdenv/Kingdomino-v0``, is this view with specs resolved.
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ from kdenv.errors import IllegalMoveError, KingdominoError
 from kdenv.game import Game
 from kdenv.kingdomino_v0 import raw_env
 from kdenv.rules import Rules, player_count
+from kdenv.table import Reward
 from kdenv.view import PublicView
 
 
@@ -82,7 +83,7 @@ class SingleAgentEnv(gymnasium.Env):
         rules: Rules | None = None,
         opponents: Sequence[Any] = (),
         seat: int | None = None,
-        reward: str = "rank",
+        reward: Reward = "rank",
         render_mode: str | None = None,
         illegal_reward: float | None = -1.0,
         gains: bool = False,
@@ -122,7 +123,7 @@ class SingleAgentEnv(gymnasium.Env):
         if isinstance(opponent, str):
             raise KingdominoError(
                 f"opponent {opponent!r} is a player spec; make the player first (agents.make_player), "
-                "or use agents.single_agent.KingdominoSingleAgentEnv, which takes specs"
+                "or use training.envs.single_agent.KingdominoSingleAgentEnv, which takes specs"
             )
         if callable(opponent):
             return _PolicyOpponent(opponent, self.aec)

@@ -28,7 +28,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name, (module, help_text) in SUBCOMMANDS.items():
         sub_parser = sub.add_parser(name, help=help_text, description=help_text)
-        sub_parser.set_defaults(_module=module)
+        sub_parser.set_defaults(command_module=module)
         importlib.import_module(module).add_arguments(sub_parser)
     return parser
 
@@ -41,7 +41,7 @@ def stdout_gone() -> None:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        status = int(importlib.import_module(args._module).run(args) or 0)
+        status = int(importlib.import_module(args.command_module).run(args) or 0)
         if sys.stdout is not None:
             sys.stdout.flush()  # a closed pipe shows here, not as a message at exit
         return status

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-BACKENDS = ("sb3", "rllib", "az")
+TRAINERS = ("sb3", "rllib", "az")  # the config key `backend`: what trains (not where games play)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -18,7 +18,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--resume", metavar="RUN_DIR", help="continue a run from its last checkpoint (and its config)")
     parser.add_argument(
         "--backend",
-        choices=BACKENDS,
+        choices=TRAINERS,
         help="sb3 (MaskablePPO), rllib (RLlib's PPO) or az (expert iteration); default: the config's backend",
     )
     parser.add_argument(

@@ -12,7 +12,7 @@ from kdenv.batched.jit import jit
 from kdenv.batched.machine import FINISHED, PHASE, PLACING, apply, placings, player, standings
 from kdenv.batched.observe import observe, redraw, write_mask
 
-RANK, MARGIN, SCORE = range(3)  # reward kinds, in the order of kdenv.kingdomino_v0.REWARDS
+RANK, MARGIN, SCORE = range(3)  # reward kinds, in the order of kdenv.table.REWARDS
 
 
 @jit

@@ -33,9 +33,10 @@ from agents.playout import Snapshot, seat_policies
 from kdenv.actions import discard_action
 from kdenv.encoding import ObservationEncoder, action_mask
 from kdenv.game import PLACE, Game
-from kdenv.kingdomino_v0 import REWARDS, raw_env
+from kdenv.kingdomino_v0 import raw_env
 from kdenv.replay import replay_record
 from kdenv.rules import Rules
+from kdenv.table import REWARDS
 from kdenv.vector import VectorEnv
 from kdenv.view import PublicView
 from tests.helpers.games import game_after, random_actions

@@ -8,9 +8,9 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 from agents.random_player import RandomPlayer
-from agents.single_agent import KingdominoSingleAgentEnv
 from kdenv.errors import IllegalMoveError, KingdominoError
 from kdenv.rules import STUDY_RULES, Rules
+from training.envs.single_agent import KingdominoSingleAgentEnv
 
 
 def first_legal(observation: dict, mask: np.ndarray) -> int:

@@ -106,6 +106,8 @@ def test_curriculum_stage_by_step():
         ("name: x\n", ["runs_dir=/proc/x"], "'runs_dir': '/proc/x' cannot be written here"),
         ("name: x\n", ["max_minutes=-1"], "'max_minutes' must be positive"),
         ("name: x\n", ["bc.teacher=nosuch"], "'bc.teacher': 'nosuch' is not one of fg, gprd"),
+        ("name: x\n", ["env.reward=win"], "'env.reward': 'win' is not one of rank, margin, score"),
+        ("name: x\n", ["eval.backend=gpu"], "'eval.backend': 'gpu' is not one of local, ray"),
         ("name: x\n", ["init=/no/such.zip"], "'init': checkpoint '/no/such.zip' not found"),
     ],
 )
@@ -130,6 +132,10 @@ def test_a_binary_config_file_is_a_one_line_error(tmp_path):
         (["configs/rllib_selfplay.yaml", "--set", "rllib.iterationz=1"], "unknown config key 'rllib.iterationz'"),
         (["--backend", "rllib", "--set", "env.num_players=5"], "config key 'env'"),
         (["configs/rllib_vs_fg.yaml", "--backend", "sb3"], "is a config for backend rllib"),
+        (
+            ["configs/az_smoke.yaml", "--set", "selfplay.backend=gpu"],
+            "'selfplay.backend': 'gpu' is not one of local, ray",
+        ),
     ],
 )
 def test_train_takes_rllib_configs_and_refuses_bad_ones_in_one_line(argv, message, capsys):

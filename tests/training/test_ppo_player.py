@@ -131,8 +131,8 @@ def test_the_default_takes_the_shipped_checkpoint_of_its_table_or_says_there_is_
 
 
 def test_the_gymnasium_view_refuses_a_wrong_table_checkpoint_when_made(tiny_checkpoint):
-    from agents.single_agent import KingdominoSingleAgentEnv
     from kdenv.rules import Rules
+    from training.envs.single_agent import KingdominoSingleAgentEnv
 
     with pytest.raises(CheckpointError, match="cannot play 3 players"):
         KingdominoSingleAgentEnv(3, Rules(), [f"ppo:{tiny_checkpoint}", "random"])
@@ -143,7 +143,7 @@ def test_a_checkpoint_reads_the_observations_it_was_trained_on(tmp_path, tiny_ch
     other observation refuses either kind in one line."""
     import numpy as np
 
-    from agents.vector import LearnerVectorEnv
+    from training.envs.one_learner import OneLearnerVectorEnv
 
     gains = tmp_path / "gains.zip"
     write_checkpoint(gains, {**SETTINGS, "gains": True})
@@ -151,14 +151,14 @@ def test_a_checkpoint_reads_the_observations_it_was_trained_on(tmp_path, tiny_ch
     assert player.encoder.gains
     game = play_game([player] + [make_player("fg") for _ in range(3)], Game(4, STUDY_RULES, 3))
     assert game.is_over
-    venv = LearnerVectorEnv(2, 4, opponents=[f"ppo:{gains}"] * 3, rules=STUDY_RULES, gains=True)
+    venv = OneLearnerVectorEnv(2, 4, opponents=[f"ppo:{gains}"] * 3, rules=STUDY_RULES, gains=True)
     venv.reset(seed=0)
     for _ in range(60):
         venv.step(np.array([np.flatnonzero(row)[0] for row in venv.action_masks()]))
     with pytest.raises(CheckpointError, match="trained on observations with gains .* gains=True"):
-        LearnerVectorEnv(2, 4, opponents=[f"ppo:{gains}"] * 3, rules=STUDY_RULES)
+        OneLearnerVectorEnv(2, 4, opponents=[f"ppo:{gains}"] * 3, rules=STUDY_RULES)
     with pytest.raises(CheckpointError, match="without gains .* gains=False"):
-        LearnerVectorEnv(2, 4, opponents=[f"ppo:{tiny_checkpoint}"] * 3, rules=STUDY_RULES, gains=True)
+        OneLearnerVectorEnv(2, 4, opponents=[f"ppo:{tiny_checkpoint}"] * 3, rules=STUDY_RULES, gains=True)
 
 
 def test_a_shipped_checkpoint_plays_by_name_and_a_path_stays_a_path(tmp_path):

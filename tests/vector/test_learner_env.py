@@ -4,14 +4,15 @@ import numpy as np
 import pytest
 
 from agents.playout import Snapshot
-from agents.vector import LearnerVectorEnv
 from kdenv.errors import IllegalMoveError, KingdominoError
 from kdenv.game import Game
-from kdenv.kingdomino_v0 import REWARDS, raw_env
+from kdenv.kingdomino_v0 import raw_env
 from kdenv.replay import replay_record
 from kdenv.rules import Rules
+from kdenv.table import REWARDS
 from tests.helpers.games import random_actions
 from tests.strategies import SET_UP_IDS, SET_UPS
+from training.envs.one_learner import OneLearnerVectorEnv
 
 COMPILED = ["fg", "gprd", "random"]
 TABLES = [  # every set-up, with compiled opponents and rewards taken in turn
@@ -39,7 +40,7 @@ def learner_view_in_aec(record: dict, seat: int, reward: str) -> tuple[list, flo
 def test_learner_observations_and_rewards_are_the_aec_envs_and_opponents_play_legal_games(
     players, rules, opponents, reward
 ):
-    venv = LearnerVectorEnv(2, players, opponents=opponents, rules=rules, reward=reward)
+    venv = OneLearnerVectorEnv(2, players, opponents=opponents, rules=rules, reward=reward)
     obs, info = venv.reset(seed=1)
     rng = np.random.default_rng(1)
     history = [[], []]  # per row: (observation, mask, reward) of the learner in the current game
@@ -77,7 +78,7 @@ def test_a_batched_opponent_is_called_once_per_decision_across_the_waiting_games
         assert obs["board"].shape[0] == mask.shape[0]
         return mask.argmax(axis=1)
 
-    venv = LearnerVectorEnv(8, 4, opponents=[first_legal, "fg", first_legal], seat=0)
+    venv = OneLearnerVectorEnv(8, 4, opponents=[first_legal, "fg", first_legal], seat=0)
     venv.reset(seed=0)
     for _ in range(30):
         venv.step(random_actions(venv.action_masks(), np.random.default_rng(0)))
@@ -86,20 +87,20 @@ def test_a_batched_opponent_is_called_once_per_decision_across_the_waiting_games
 
 
 def test_an_illegal_opponent_move_names_the_opponent_and_a_bad_opponent_is_refused():
-    venv = LearnerVectorEnv(2, 2, opponents=[lambda obs, mask: np.full(mask.shape[0], 3)])
+    venv = OneLearnerVectorEnv(2, 2, opponents=[lambda obs, mask: np.full(mask.shape[0], 3)])
     with pytest.raises(IllegalMoveError, match="opponent '<lambda>' in env"):
         venv.reset(seed=0)
         for _ in range(20):
             venv.step(random_actions(venv.action_masks(), np.random.default_rng(0)))
     with pytest.raises(KingdominoError, match="cannot play in the vector env"):
-        LearnerVectorEnv(2, 2, opponents=["mce"])
+        OneLearnerVectorEnv(2, 2, opponents=["mce"])
     with pytest.raises(KingdominoError, match="give a list of 3 opponents"):
-        LearnerVectorEnv(2, 4, opponents=["fg"])
+        OneLearnerVectorEnv(2, 4, opponents=["fg"])
 
 
 def test_the_same_seed_gives_the_same_games_against_compiled_opponents():
     def play(seed):
-        venv = LearnerVectorEnv(3, 4, opponents=["fg", "gprd", "random"])
+        venv = OneLearnerVectorEnv(3, 4, opponents=["fg", "gprd", "random"])
         venv.reset(seed=seed)
         rng = np.random.default_rng(0)
         for _ in range(60):
@@ -112,16 +113,16 @@ def test_the_same_seed_gives_the_same_games_against_compiled_opponents():
 @pytest.mark.parametrize("make", ["learner", "sb3"])
 @pytest.mark.parametrize("keywords", [{"num_envs": 0}, {"num_envs": 2, "seat": 5}])
 def test_an_env_its_checks_refuse_is_one_error_and_nothing_more_when_collected(make, keywords, monkeypatch):
-    """Gymnasium's ``__del__`` closed the half-made env: 'LearnerVectorEnv' object has no attribute '_batched'."""
+    """Gymnasium's ``__del__`` closed the half-made env: 'OneLearnerVectorEnv' object has no attribute '_batched'."""
     import gc
     import sys
 
-    from training.ppo.vec_env import KingdominoVecEnv
+    from training.ppo.vec_env import SB3VecEnv
 
     unraisable: list = []
     monkeypatch.setattr(sys, "unraisablehook", unraisable.append)
     with pytest.raises(KingdominoError):
-        (LearnerVectorEnv if make == "learner" else KingdominoVecEnv)(**keywords)
+        (OneLearnerVectorEnv if make == "learner" else SB3VecEnv)(**keywords)
     gc.collect()
     assert unraisable == []
 
@@ -131,7 +132,7 @@ def test_envs_stepped_in_turn_and_searches_between_them_leave_each_env_its_own_g
     third of another seed and a search playout between their steps, play the games each plays alone."""
 
     def env(seed):
-        venv = LearnerVectorEnv(3, 4, opponents=["fg", "gprd", "random"])
+        venv = OneLearnerVectorEnv(3, 4, opponents=["fg", "gprd", "random"])
         venv.reset(seed=seed)
         return venv, np.random.default_rng(seed)
 

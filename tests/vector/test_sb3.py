@@ -8,11 +8,11 @@ pytest.importorskip("sb3_contrib")
 from sb3_contrib import MaskablePPO
 from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
 
-from training.ppo.vec_env import KingdominoVecEnv
+from training.ppo.vec_env import SB3VecEnv
 
 
 def test_maskable_ppo_learns_a_few_updates_and_every_action_it_plays_is_legal():
-    env = KingdominoVecEnv(16, num_players=2, opponents=["gprd"], reward="margin")
+    env = SB3VecEnv(16, num_players=2, opponents=["gprd"], reward="margin")
     assert is_masking_supported(env)
     env.seed(0)
     obs = env.reset()

@@ -24,12 +24,13 @@ from training.arena.report import no_nan, win_summary
 from training.arena.stats import AgentResult, summarize
 from training.arena.tournament import Tournament
 
-LEARNER = "learner"  # the learner's name in the results
+EVAL_SEED = 1_000_000  # every evaluation of every trainer plays the same deals: checkpoints and runs compare paired
+LEARNER_NAME = "learner"  # the learner's name in the results (agents.batched_policies.Policy.LEARNER is its seat code)
 
 
 def batched(opponent: str) -> bool:
     """Whether ``opponent`` plays in the vector env (compiled, or a checkpoint), so no worker is needed."""
-    from agents.vector import COMPILED
+    from training.envs.one_learner import COMPILED
 
     return opponent.strip().lower() in COMPILED or opponent.strip().lower().startswith("ppo:")
 
@@ -50,7 +51,9 @@ def evaluate(
     ``opponent``: in the vector env when the opponent plays there (:func:`batched`), else as a tournament on
     ``backend`` (``workers`` processes here, or Ray tasks; its games rounded up to whole rounds of seatings)."""
     if batched(opponent):
-        return summarize(_play_batched(settings, state, opponent, games, rules, seed, deterministic)).agent(LEARNER)
+        return summarize(_play_batched(settings, state, opponent, games, rules, seed, deterministic)).agent(
+            LEARNER_NAME
+        )
     n = int(settings["num_players"])
     with tempfile.TemporaryDirectory(prefix="kdenv-eval-") as folder:
         path = Path(folder) / "learner.zip"
@@ -59,7 +62,7 @@ def evaluate(
         results = Tournament([spec] + [opponent] * (n - 1), n, games, rules, seed).run(
             workers, progress=False, backend=backend, address=address
         )
-    return replace(results.agent(spec), agent=LEARNER)
+    return replace(results.agent(spec), agent=LEARNER_NAME)
 
 
 def _play_batched(
@@ -69,12 +72,12 @@ def _play_batched(
     import numpy as np
 
     from agents.ppo_player import BatchedPolicy, build_policy, gains_of
-    from agents.vector import LearnerVectorEnv
+    from training.envs.one_learner import OneLearnerVectorEnv
 
     n = int(settings["num_players"])
-    learner = BatchedPolicy(build_policy(settings, state), LEARNER, sample=not deterministic, seed=seed)
+    learner = BatchedPolicy(build_policy(settings, state), LEARNER_NAME, sample=not deterministic, seed=seed)
     gains = gains_of(settings)
-    venv = LearnerVectorEnv(min(games, 64), n, opponents=[opponent] * (n - 1), rules=rules, gains=gains, copy=False)
+    venv = OneLearnerVectorEnv(min(games, 64), n, opponents=[opponent] * (n - 1), rules=rules, gains=gains, copy=False)
     obs, _ = venv.reset(seed=seed)
     records: list[dict] = []
     while len(records) < games:

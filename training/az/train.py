@@ -38,7 +38,7 @@ import torch
 from agents.checkpoint import load_optimizer, read_checkpoint, write_player
 from agents.ppo_player import build_policy
 from kdenv.files import append_jsonl, read_jsonl, write_jsonl
-from training.arena.evaluate import evaluate, to_entry
+from training.arena.evaluate import EVAL_SEED, evaluate, to_entry
 from training.az.buffer import ReplayBuffer, load_window, prune, write_chunk
 from training.az.config import AZConfig, az_config
 from training.az.learner import Learner, mean
@@ -52,7 +52,6 @@ from training.ppo.train import Interrupted, stop_on_signals
 from training.progress import ProgressBar
 
 LAST, BEST, METRICS, BUFFER = "last.zip", "best.zip", "metrics.jsonl", "buffer"
-EVAL_SEED = 1_000_000  # every evaluation plays the same deals, so that iterations compare paired
 
 
 class _Stopper:

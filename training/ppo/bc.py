@@ -48,7 +48,7 @@ def fg_choices(fg, game: Game) -> list[int]:
     return sorted({action for action, _ in fg.best_turns(game)})
 
 
-TEACHERS = {"fg": Policy.FG, "gprd": Policy.GPRD}  # the compiled players that can teach
+TEACHERS: dict[str, Policy] = {"fg": Policy.FG, "gprd": Policy.GPRD}  # the compiled players that teach (Teacher)
 
 
 def teacher_decisions(

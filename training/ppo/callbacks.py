@@ -18,13 +18,11 @@ from typing import Any
 from stable_baselines3.common.callbacks import BaseCallback
 
 from agents.checkpoint import save_model
-from training.arena.evaluate import evaluate, to_entry
+from training.arena.evaluate import EVAL_SEED, evaluate, to_entry
 from training.ppo.config import TrainConfig
 from training.ppo.league import League, OpponentSampler
 from training.ppo.run import BEST, LAST, RunDirectory
 from training.progress import ProgressBar, log_line
-
-EVAL_SEED = 1_000_000  # every evaluation of a run plays the same deals, so that checkpoints compare paired
 
 
 @dataclass

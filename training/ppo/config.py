@@ -24,6 +24,7 @@ from pydantic_core import PydanticCustomError
 
 from kdenv.errors import KingdominoError
 from kdenv.rules import Rules
+from kdenv.table import Reward
 
 
 class ConfigError(KingdominoError):
@@ -70,6 +71,8 @@ ENVS = _within(
     lambda v: v <= MAX_ENVS, f"must be at most {MAX_ENVS} (a 4-player game takes about 80 kB, and 17 kB a rollout step)"
 )
 
+GamesBackend = Literal["local", "ray"]  # where tournaments play (training.arena.tournament.Tournament.run)
+Teacher = Literal["fg", "gprd"]  # the compiled players that can teach (training.ppo.bc.TEACHERS)
 T = TypeVar("T")
 Section = Annotated[T, BeforeValidator(lambda value: {} if value is None else value)]  # an empty section: defaults
 SECTION = ConfigDict(extra="forbid")
@@ -80,7 +83,7 @@ SECTION = ConfigDict(extra="forbid")
 class EnvConfig:
     num_players: Count = 4  # seats at the table, the learner's included
     rules: str = "middle_kingdom,harmony"  # rule names as in Rules.from_names
-    reward: str = "rank"  # the learner's reward: rank, margin or score (see kdenv.kingdomino_v0)
+    reward: Reward = "rank"  # the learner's reward: rank, margin or score (see kdenv.kingdomino_v0)
     gains: Flag = False  # observe what each placement and next-line domino would score (see kdenv.encoding)
 
 
@@ -131,7 +134,7 @@ class EvalConfig:
     games: Annotated[Count, AT_LEAST_ZERO] = 40  # games against each opponent set
     opponents: list[str] = field(default_factory=lambda: ["fg", "random"])  # each plays all other seats
     workers: Annotated[Count, POSITIVE] = 2  # processes for the tournament against players outside the vector env
-    backend: str = "local"  # where that tournament plays: local (processes here) or ray (Ray tasks)
+    backend: GamesBackend = "local"  # where that tournament plays: local (processes here) or ray (Ray tasks)
     address: str | None = None  # with backend ray, a running Ray cluster (auto, HOST:PORT); None: a local Ray
     deterministic: Flag = True  # the learner plays its most probable move
 
@@ -139,7 +142,7 @@ class EvalConfig:
 @dataclass(config=SECTION)
 class BCConfig:
     games: Annotated[Count, AT_LEAST_ZERO] = 0  # fg self-play games to imitate before PPO (0 = no warm start)
-    teacher: str = "fg"  # the player imitated
+    teacher: Teacher = "fg"  # the player imitated (a compiled one: training.ppo.bc.TEACHERS)
     epochs: Count = 10  # passes over the recorded decisions
     batch_size: Count = 512
     learning_rate: Real = 1e-3
@@ -195,6 +198,9 @@ def _one_line(error: Any, config: type) -> ConfigError:
         return ConfigError(f"unknown config key {key!r}; known keys here: {', '.join(_known_keys(loc[:-1], config))}")
     if kind == "config_range":
         return ConfigError(f"config key {key!r} {error['msg']}, got {value!r}")
+    if kind == "literal_error":
+        choices = ", ".join(map(str, typing.get_args(_type_at(loc, config))))
+        return ConfigError(f"config key {key!r}: {value!r} is not one of {choices}")
     where = key or "the top level"
     if kind in _EXPECTED:
         return ConfigError(f"config key {where!r}: expected {_EXPECTED[kind]}, got {value!r}")
@@ -211,26 +217,25 @@ def _dotted(loc: tuple) -> str:
 
 def _known_keys(loc: tuple, kind: Any) -> list[str]:
     """The keys of the section that the path ``loc`` leads to from the top level of a ``kind`` config."""
+    return sorted(f.name for f in dataclasses.fields(_type_at(loc, kind)))
+
+
+def _type_at(loc: tuple, kind: Any) -> Any:
+    """The type of the key that the path ``loc`` leads to from the top level of a ``kind`` config."""
     for part in loc:
         # a section's key (its hint, Annotated stripped), or a list's item, a mapping's value
         kind = typing.get_type_hints(kind)[part] if dataclasses.is_dataclass(kind) else typing.get_args(kind)[-1]
-    return sorted(f.name for f in dataclasses.fields(kind))
+    return kind
 
 
 # ----- checks beyond one key ----------------------------------------------------------------------------------
 def check(config: TrainConfig) -> None:
-    """What the run would only trip on later: the table, the opponents, the teacher, the device, the folder."""
-    from training.ppo.bc import TEACHERS
-
+    """What the run would only trip on later: the table, the opponents, the device, the folder."""
     check_env(config.env)
     _check_memory(config)
     _check_curriculum(config.curriculum)
     for spec in config.eval.opponents:
         check_opponent(spec, "eval.opponents")
-    if config.eval.backend not in BACKENDS:
-        raise ConfigError(f"config key 'eval.backend': {config.eval.backend!r} is not one of {', '.join(BACKENDS)}")
-    if config.bc.teacher not in TEACHERS:
-        raise ConfigError(f"config key 'bc.teacher': {config.bc.teacher!r} is not one of {', '.join(TEACHERS)}")
     check_device(config.ppo.device)
     check_writable(Path(config.runs_dir))
     if config.init is not None:
@@ -238,11 +243,7 @@ def check(config: TrainConfig) -> None:
 
 
 def check_env(env: EnvConfig) -> None:
-    """A reward that exists and a table the rules allow."""
-    from kdenv.kingdomino_v0 import REWARDS
-
-    if env.reward not in REWARDS:
-        raise ConfigError(f"config key 'env.reward': {env.reward!r} is not one of {', '.join(REWARDS)}")
+    """A table the rules allow."""
     try:
         Rules.from_names(env.rules).setup(env.num_players)
     except KingdominoError as err:
@@ -310,7 +311,6 @@ def check_writable(runs_dir: Path) -> None:
         ) from None
 
 
-BACKENDS = ("local", "ray")  # where evaluation tournaments play (training.arena.tournament.Tournament.run)
 LEAGUE_OPPONENTS = ("latest", "snapshot")  # opponent names that stand for the learner's own networks
 
 

@@ -50,13 +50,13 @@ class RunDirectory:
     """Paths of one run. ``create`` makes a fresh one and :meth:`lock` holds one for this process (one process
     writes a run at a time), until the end of a ``with`` block; ``open`` checks an existing one (to resume)."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, fresh: bool = False) -> None:
         self.path = path
         self.tensorboard = path / "tb"
         self.snapshots = path / "snapshots"
         self.eval_log = path / "eval.jsonl"
         self._lock: FolderLock | None = None
-        self._fresh = False  # made by create: removed if the run fails before writing more than its config
+        self._fresh = fresh  # made by create: removed if the run fails before writing more than its config
 
     @classmethod
     def create(cls, config: TrainConfig) -> RunDirectory:
@@ -70,8 +70,7 @@ class RunDirectory:
             except FileExistsError:  # another run of this name in the same second
                 suffix += 1
                 path = Path(config.runs_dir) / f"{config.name}-{stamp}-{suffix}"
-        run = cls(path).lock()
-        run._fresh = True
+        run = cls(path, fresh=True).lock()
         run.snapshots.mkdir()
         write_atomically(path / CONFIG_FILE, yaml.safe_dump(config.to_dict(), sort_keys=False))
         return run

@@ -33,7 +33,7 @@ from training.ppo.callbacks import (
 from training.ppo.config import ConfigError, TrainConfig
 from training.ppo.league import League, OpponentSampler
 from training.ppo.run import BC, LAST, RunDirectory, checkpoint_settings, load_run_config
-from training.ppo.vec_env import KingdominoVecEnv
+from training.ppo.vec_env import SB3VecEnv
 from training.progress import ProgressBar
 
 __all__ = ["LAST", "load_run_config", "train"]
@@ -148,9 +148,9 @@ def stop_on_signals(progress: Any) -> Iterator[None]:
             signal.signal(sig, handler)
 
 
-def make_env(config: TrainConfig, sampler: OpponentSampler, seed: int) -> KingdominoVecEnv:
+def make_env(config: TrainConfig, sampler: OpponentSampler, seed: int) -> SB3VecEnv:
     """``ppo.n_envs`` games in one vector env, the learner in a random seat, opponents drawn by ``sampler``."""
-    env = KingdominoVecEnv(
+    env = SB3VecEnv(
         config.ppo.n_envs,
         num_players=config.env.num_players,
         rules=config.rules(),

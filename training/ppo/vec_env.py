@@ -1,7 +1,7 @@
 """The learner's vector view as a Stable-Baselines3 ``VecEnv``: MaskablePPO trains on hundreds of games in one
 process, no subprocess.
 
-:class:`KingdominoVecEnv` wraps :class:`agents.vector.LearnerVectorEnv` (keywords are its own). SB3 asks a
+:class:`SB3VecEnv` wraps :class:`training.envs.one_learner.OneLearnerVectorEnv` (keywords are its own). SB3 asks a
 ``VecEnv`` for float32 rewards, done flags, one info dict per env (with ``terminal_observation`` for a
 game that ended: SB3 resets it in the same step, as Gymnasium's ``SAME_STEP`` mode does) and, for
 sb3_contrib, ``env_method("action_masks")``.
@@ -15,16 +15,16 @@ from typing import Any
 import numpy as np
 from stable_baselines3.common.vec_env import VecEnv
 
-from agents.vector import LearnerVectorEnv
+from training.envs.one_learner import OneLearnerVectorEnv
 
 
-class KingdominoVecEnv(VecEnv):
+class SB3VecEnv(VecEnv):
     """A Stable-Baselines3 ``VecEnv`` of ``num_envs`` games, one learner seat each (see the module docstring)."""
 
     render_mode = None
 
     def __init__(self, num_envs: int, **kwargs: Any) -> None:
-        self.venv = LearnerVectorEnv(num_envs, copy=False, **kwargs)
+        self.venv = OneLearnerVectorEnv(num_envs, copy=False, **kwargs)
         super().__init__(num_envs, self.venv.single_observation_space, self.venv.single_action_space)
         self._actions: np.ndarray | None = None
         self._seed: int | None = None

@@ -20,7 +20,7 @@ from typing import Any
 from agents.rllib_player import POLICY
 from agents.rllib_player import RUN_CHECKPOINT as CHECKPOINT  # the run's latest algorithm checkpoint
 from kdenv.files import append_jsonl, read_jsonl, write_jsonl
-from training.arena.evaluate import to_entry
+from training.arena.evaluate import EVAL_SEED, to_entry
 from training.arena.ray_backend import connected
 from training.arena.tournament import Tournament
 from training.ppo.config import ConfigError, read_yaml
@@ -32,7 +32,6 @@ from training.rllib.config import RLlibConfig, init_checkpoint, rllib_config
 from training.rllib.env import KingdominoMultiAgentEnv
 
 METRICS = "metrics.jsonl"
-EVAL_SEED = 12345  # the same deals at every evaluation, so that iterations compare paired
 
 
 def algorithm_config(config: RLlibConfig) -> Any:

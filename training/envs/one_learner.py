@@ -1,4 +1,4 @@
-"""``LearnerVectorEnv``: one learner seat per game, many games a call, the opponents played in batches.
+"""``OneLearnerVectorEnv``: one learner seat per game, many games a call, the opponents played in batches.
 
 The single-agent view of :mod:`kdenv.wrappers`, batched over :class:`kdenv.vector.VectorEnv`: each row is
 a game in which the learner holds one seat (drawn at each deal, or fixed by ``seat``) and the opponents
@@ -7,8 +7,8 @@ hold the others. Scripted opponents (``"random"``, ``"gprd"``, ``"fg"``) play in
 ``ppo:PATH`` spec makes one from a checkpoint), called once per opponent decision across all the games
 waiting on it, never once per game::
 
-    from agents.vector import LearnerVectorEnv
-    venv = LearnerVectorEnv(256, num_players=4, opponents=["fg"] * 3, middle_kingdom=True, harmony=True)
+    from training.envs.one_learner import OneLearnerVectorEnv
+    venv = OneLearnerVectorEnv(256, num_players=4, opponents=["fg"] * 3, middle_kingdom=True, harmony=True)
     obs, info = venv.reset(seed=0)          # obs["board"] (N, C, F, F), obs["features"] (N, V)
     mask = venv.action_masks()              # (N, A) bool, for sb3_contrib.MaskablePPO
     obs, reward, terminated, truncated, info = venv.step(actions)   # reward (N,): the learner's own
@@ -26,7 +26,7 @@ searches in the process never change its games. ``training.ppo.vec_env`` wraps i
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import gymnasium
 import numpy as np
@@ -34,12 +34,14 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 
 from agents.batched_policies import Policy, advance, workspace
-from kdenv.batched.batch import observe_all, play_rows
-from kdenv.batched.machine import players
 from kdenv.batched.rng import draw_states
 from kdenv.encoding import observation_space
-from kdenv.errors import IllegalMoveError, KingdominoError
+from kdenv.errors import KingdominoError
+from kdenv.table import TableOptions
 from kdenv.vector import VectorEnv
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
 
 COMPILED = {"random": Policy.RANDOM, "gprd": Policy.GPRD, "fg": Policy.FG}  # in code order
 BATCHED = Policy.FG + 1  # the seat code of the first batched opponent; the k-th is BATCHED + k
@@ -47,12 +49,12 @@ BatchedPolicy = Callable[[dict, np.ndarray], Any]  # (obs batch, mask batch) -> 
 Opponent = str | BatchedPolicy
 
 
-class LearnerVectorEnv(gymnasium.vector.VectorEnv):
+class OneLearnerVectorEnv(gymnasium.vector.VectorEnv):
     """A learner against compiled or batched opponents in ``num_envs`` games (see the module docstring).
 
     ``opponents``: one per other seat, ``opponents[j]`` at seat ``(learner + 1 + j) % num_players``; or
     ``opponent_picker(row) -> opponents``, asked at every deal of row ``row`` (a league draws from it).
-    Other keywords are those of :class:`kdenv.vector.VectorEnv`.
+    Other keywords are the table's (:class:`kdenv.table.TableOptions`).
     """
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
@@ -65,7 +67,7 @@ class LearnerVectorEnv(gymnasium.vector.VectorEnv):
         seat: int | None = None,
         opponent_picker: Callable[[int], Sequence[Opponent]] | None = None,
         copy: bool = True,
-        **table: Any,
+        **table: Unpack[TableOptions],
     ) -> None:
         self._batched: list[BatchedPolicy] = []  # batched opponents; code BATCHED + k is _batched[k] (first:
         # close(), which Gymnasium's __del__ calls, reads it, also when the checks below refuse the env)
@@ -83,6 +85,7 @@ class LearnerVectorEnv(gymnasium.vector.VectorEnv):
         self.learner = np.zeros(num_envs, np.int64)  # the learner's seat in each game
         self._plans = np.full(num_envs, -1, np.int64)
         self._waiting = np.zeros(num_envs, np.int64)
+        self._rows = np.arange(num_envs)
         self._work = workspace(t.cells)
         self._reward = np.zeros(num_envs, np.float64)
         self._rng = np.random.default_rng()
@@ -135,38 +138,37 @@ class LearnerVectorEnv(gymnasium.vector.VectorEnv):
             self._rng = np.random.default_rng(seed)
             self._draws = draw_states(self._rng, self.num_envs)
         self.env.reset(seed=None if seed is None else int(self._rng.integers(2**62)))
-        self._new_games(self.env._rows)
-        self._observe(self.env._rows)
+        self._new_games(self._rows)
+        self._observe(self._rows)
         return self._obs(), {"seat": self.learner.copy()}
 
     def step(self, actions: Any) -> tuple[dict, np.ndarray, np.ndarray, np.ndarray, dict]:
         """Play the learner's action in every game, then the opponents' until the learner is to move again."""
         env = self.env
-        actions = env._actions(actions)
-        env._rewards[:] = 0.0
-        env._ended[:] = False
-        self._play(env._rows, actions, "learner")
-        self._run_opponents(np.flatnonzero(~env._ended))
-        reward = env._rewards[env._rows, self.learner]
-        ended = np.flatnonzero(env._ended)
-        terminated = env._ended.copy()
+        actions = env.check_actions(actions)
+        env.clear_step()
+        env.play(self._rows, actions, "learner")
+        self._run_opponents(np.flatnonzero(~env.ended()))
+        reward = env.rewards_of(self.learner)
+        terminated = env.ended()
+        ended = np.flatnonzero(terminated)
         info: dict[str, Any] = {}
         if ended.size:
             self._observe(ended)
             info["final_obs"] = self._final_obs(ended)
-            final = env._end_games(ended)
+            final = env.end_games(ended)
             final["final_info"]["seat"] = self.learner.copy()
             final["final_info"]["agents"] = list(env.agent_names)
             info.update(final)
-            env._ended[ended] = False
+            env.clear_step(ended)  # their rewards are read: the new games' opponents play their openings below
             self._new_games(ended)
-        self._observe(env._rows)
+        self._observe(self._rows)
         info["seat"] = self.learner.copy()
         return self._obs(), reward, terminated, np.zeros(self.num_envs, np.bool_), info
 
     def action_masks(self) -> np.ndarray:
         """(N, A) bool: the learner's legal actions in each game, for sb3_contrib.MaskablePPO."""
-        return self.env._mask.astype(bool)
+        return self.env.observation()["action_mask"].astype(bool)
 
     def records(self) -> list[dict]:
         """The records of the games finished since the last call (see :meth:`kdenv.vector.VectorEnv.records`)."""
@@ -198,37 +200,29 @@ class LearnerVectorEnv(gymnasium.vector.VectorEnv):
 
     def _run_opponents(self, rows: np.ndarray) -> None:
         """Play the opponents of the games of ``rows`` until the learner is to move or the game is over."""
-        env, t = self.env, self.tables
+        env = self.env
         while rows.size:
-            advance(env.seen, env.games, t, rows, self._seats, env._reward_kind, env._paid, env._rewards,
-                    env._ended, self._plans, self._waiting, self._work, self._draws)  # fmt: skip
+            env.play_compiled(advance, rows, self._seats, self._plans, self._waiting, self._work, self._draws)
             waiting = self._waiting[rows]
             rows = rows[waiting >= BATCHED]
-            players(env.games, env._movers)
+            movers = env.movers()
             for code in np.unique(waiting[waiting >= BATCHED]).tolist():
                 batch = rows[self._waiting[rows] == code]
-                observe_all(env.seen, env.games, t, batch, env._movers, env._board_cells, env._features, env._mask,
-                            env._work)  # fmt: skip
-                obs = {"board": env._board[batch], "features": env._features[batch]}
+                env.observe(batch, movers)
+                seen = env.observation()
+                obs = {"board": seen["board"][batch], "features": seen["features"][batch]}
                 actions = np.zeros(self.num_envs, np.int64)
-                actions[batch] = np.asarray(self._batched[code - BATCHED](obs, env._mask[batch])).reshape(-1)
-                self._play(batch, actions, f"opponent {self._names[code]!r}")
-
-    def _play(self, rows: np.ndarray, actions: np.ndarray, who: str) -> None:
-        env = self.env
-        bad = play_rows(env.seen, env.games, self.tables, actions, rows, env._reward_kind, env._paid, env._rewards,
-                        env._ended, env._mask)  # fmt: skip
-        if bad >= 0:
-            raise IllegalMoveError(f"{who} in env {bad}: {env.reason(bad, int(actions[bad]))}")
+                actions[batch] = np.asarray(self._batched[code - BATCHED](obs, seen["action_mask"][batch])).reshape(-1)
+                env.play(batch, actions, f"opponent {self._names[code]!r}")
 
     def _observe(self, rows: np.ndarray) -> None:
         """Observe the games of ``rows`` from the learner's seat into the buffers."""
-        env = self.env
-        observe_all(env.seen, env.games, self.tables, rows, self.learner, env._board_cells, env._features, env._mask,
-                    env._work)  # fmt: skip
+        self.env.observe(rows, self.learner)
 
     def _buffers(self) -> dict:
-        return {"board": self.env._board, "features": self.env._features}
+        """The env's own board and feature buffers (it copies nothing: ``copy=False``)."""
+        seen = self.env.observation()
+        return {"board": seen["board"], "features": seen["features"]}
 
     def _final_obs(self, rows: np.ndarray) -> dict:
         """Full-size arrays holding the observations of ``rows`` now and zeros elsewhere (Gymnasium's final_obs)."""

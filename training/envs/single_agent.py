@@ -4,7 +4,7 @@
 strings (``"random"``, ``"fg"``, ``"ppo:PATH"``), made by :func:`agents.registry.make_player` and seated at the
 table; without ``opponents`` the learner plays against random players. Importing this module registers it::
 
-    import gymnasium, agents.single_agent
+    import gymnasium, training.envs.single_agent
     env = gymnasium.make("kdenv/Kingdomino-v0", num_players=4, opponents=["fg"] * 3)
 """
 
@@ -42,4 +42,4 @@ class KingdominoSingleAgentEnv(SingleAgentEnv):
 
 
 if "kdenv/Kingdomino-v0" not in gymnasium.registry:
-    gymnasium.register("kdenv/Kingdomino-v0", entry_point="agents.single_agent:KingdominoSingleAgentEnv")
+    gymnasium.register("kdenv/Kingdomino-v0", entry_point="training.envs.single_agent:KingdominoSingleAgentEnv")
