@@ -43,15 +43,20 @@ class Evaluator:
 
         n, views = self.num_players, self.views
         leaves = movers.shape[0]
+        policy = self.policy
         with torch.inference_mode():
-            latent = self.policy.features_extractor(
-                {"board": torch.from_numpy(board), "features": torch.from_numpy(features)}
-            )
-            heads = self.policy.mlp_extractor
-            mover_latent = latent[::views]
-            logits = heads.forward_actor(mover_latent).numpy().astype(np.float64)
-            critic = heads.forward_critic(latent if self.values == "views" else mover_latent)
-            seen = self.policy.value_net(critic).numpy().astype(np.float64)  # (rows, 1) or (leaves, P) relative
+            rows = {"board": torch.from_numpy(board), "features": torch.from_numpy(features)}
+            movers_rows = {key: value[::views] for key, value in rows.items()}
+            if policy.share_features_extractor:  # one pass serves both heads
+                latent = policy.features_extractor(rows)
+                actor = latent[::views]
+                critic = latent if self.values == "views" else actor
+            else:  # the value's own tower (agents.policy_network)
+                actor = policy.pi_features_extractor(movers_rows)
+                critic = policy.vf_features_extractor(rows if self.values == "views" else movers_rows)
+            heads = policy.mlp_extractor
+            logits = heads.forward_actor(actor).numpy().astype(np.float64)
+            seen = policy.value_net(heads.forward_critic(critic)).numpy().astype(np.float64)  # (rows, 1) or (leaves, P)
         logits[mask[::views] == 0] = -np.inf
         if self.values == "seats":
             relative = seen  # (leaves, P): the mover's view of every seat

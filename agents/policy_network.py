@@ -6,6 +6,10 @@ network scores ``place(r, c, d)`` at the frame cell it concerns; pick logits sco
 domino by how well it fits the observer's kingdom (the domino's embedding meets every cell of the map,
 max-pooled; with gains, a slot is described by its domino, its claim and its gain in every kingdom);
 discard and the value read the shared trunk. Sized for fast CPU inference at batch one.
+
+With ``value_tower`` the value reads a tower of its own (a second extractor of the same shape, SB3's
+``share_features_extractor=False``): the policy's trunk, trained to pick moves, predicts outcomes poorly, and a
+value fitted on its own trunk leaves the policy as it was (expert iteration's networks, :mod:`training.az.start`).
 """
 
 from __future__ import annotations
@@ -130,6 +134,28 @@ class KingdomPolicy(MaskableActorCriticPolicy):
         self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
 
 
-def policy_kwargs(channels: int, blocks: int, hidden: int) -> dict:
-    """The ``policy_kwargs`` that build the network of a given size (saved with each checkpoint)."""
-    return {"features_extractor_kwargs": {"channels": channels, "blocks": blocks, "hidden": hidden}}
+def policy_kwargs(channels: int, blocks: int, hidden: int, value_tower: bool = False) -> dict:
+    """The ``policy_kwargs`` that build the network of a given size (saved with each checkpoint); with
+    ``value_tower``, the value has an extractor of its own."""
+    return {
+        "features_extractor_kwargs": {"channels": channels, "blocks": blocks, "hidden": hidden},
+        "share_features_extractor": not value_tower,
+    }
+
+
+def heads(policy, observations: dict[str, torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
+    """(logits (B, A) over the whole codec, values (B, outputs)) of a batch, each from its own extractor."""
+    actor = policy.pi_features_extractor(observations)
+    if policy.share_features_extractor:
+        return policy.mlp_extractor.forward_actor(actor), value_of(policy, actor)
+    return policy.mlp_extractor.forward_actor(actor), values(policy, observations)
+
+
+def values(policy, observations: dict[str, torch.Tensor]) -> torch.Tensor:
+    """The value outputs (B, outputs) of a batch, from the value's extractor (its tower, or the shared one)."""
+    return value_of(policy, policy.vf_features_extractor(observations))
+
+
+def value_of(policy, extracted: torch.Tensor) -> torch.Tensor:
+    """The value outputs of the value extractor's output."""
+    return policy.value_net(policy.mlp_extractor.forward_critic(extracted))

@@ -63,7 +63,12 @@ def build_policy(settings: dict[str, Any], state: dict | None = None, where: str
             encoder.space,
             spaces.Discrete(num_actions(encoder.kingdom_size)),
             lambda _: 0.0,
-            **policy_kwargs(int(network["channels"]), int(network["blocks"]), int(network["hidden"])),
+            **policy_kwargs(
+                int(network["channels"]),
+                int(network["blocks"]),
+                int(network["hidden"]),
+                bool(network.get("value_tower", False)),
+            ),
         )
         if network.get("seat_values"):
             seat_values(policy, int(settings["num_players"]))
@@ -89,7 +94,7 @@ def masked_logits(policy, obs: dict[str, np.ndarray], mask: np.ndarray) -> np.nd
 
     with torch.inference_mode():
         tensors = {key: torch.from_numpy(np.ascontiguousarray(value)) for key, value in obs.items()}
-        latent = policy.mlp_extractor.forward_actor(policy.features_extractor(tensors))
+        latent = policy.mlp_extractor.forward_actor(policy.pi_features_extractor(tensors))
     logits = latent.numpy().astype(np.float64)
     logits[mask == 0] = -np.inf
     return logits

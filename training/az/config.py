@@ -37,9 +37,10 @@ INITS = ("default", "scratch")  # besides a checkpoint's path
 
 @dataclass(config=SECTION)
 class WarmupConfig:
-    """Fitting the fresh per-seat value head before self-play: games of the network itself, sampled."""
+    """Fitting the fresh value tower before self-play: games of the network itself, sampled."""
 
     games: Annotated[Count, AT_LEAST_ZERO] = 256  # games of the starting network in every seat (0: no fit)
+    positions: Annotated[Count, POSITIVE] = 8  # decisions kept from each game, drawn at random
     epochs: Annotated[Count, POSITIVE] = 4  # passes over their decisions
     batch_size: Annotated[Count, POSITIVE] = 512
     learning_rate: Annotated[Real, POSITIVE] = 1e-3

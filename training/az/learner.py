@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from agents.policy_network import heads
 from training.az.selfplay import Positions
 
 ILLEGAL = -1e9  # the logit of an illegal action: exp() is 0, and 0 * log-probability stays finite
@@ -17,10 +18,9 @@ ILLEGAL = -1e9  # the logit of an illegal action: exp() is 0, and 0 * log-probab
 
 def forward(policy, board, features, mask) -> tuple[torch.Tensor, torch.Tensor]:
     """(log-probabilities (B, A) over the legal actions, per-seat values (B, P)) of a batch of tensors."""
-    latent = policy.features_extractor({"board": board, "features": features})
-    heads = policy.mlp_extractor
-    logits = torch.where(mask, heads.forward_actor(latent), torch.tensor(ILLEGAL, dtype=latent.dtype))
-    return torch.log_softmax(logits, dim=1), policy.value_net(heads.forward_critic(latent))
+    logits, values = heads(policy, {"board": board, "features": features})
+    logits = torch.where(mask, logits, torch.tensor(ILLEGAL, dtype=logits.dtype))
+    return torch.log_softmax(logits, dim=1), values
 
 
 class Learner:

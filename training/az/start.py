@@ -1,63 +1,63 @@
 """The network expert iteration starts from, with a value per seat fitted before the first search.
 
 ``init: default`` (or a checkpoint's path) takes a ``ppo`` network; ``init: scratch`` a fresh one that first
-imitates ``fg`` (:func:`training.ppo.bc.behaviour_clone`). A network with one value (the observer's) gets a
-per-seat head (:func:`agents.ppo_player.seat_values`), started as the old head for the observer and its
-opposite shared out among the others (the rank rewards sum to zero). Then the critic is fitted
-(:func:`fit_values`) to the outcomes of games of the network itself, sampled in every seat: the shipped value
-heads were trained against ``fg`` and believe they win, which would mislead a search among equals. The shared
-trunk and the policy stay as they were.
+imitates ``fg`` (:func:`training.ppo.bc.behaviour_clone`). A network whose value is the observer's alone gets a
+value of its own: a tower (:mod:`agents.policy_network`, ``value_tower``) ending in a head with one output per
+seat, fitted (:func:`fit_values`) to the outcomes of games of the network itself, sampled in every seat
+(:func:`network_games`). The policy stays as it was. Why a tower: fitted on the shared trunk, the value of
+``ppo:default`` predicted 4-player ranks no better than a constant (mean squared error 0.500 against 0.556 on
+held-out games), worse than ranking the seats by their scores so far; a tower of its own, 0.43
+(``benchmarks/RESULTS.md``).
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import torch
 
 from agents.checkpoint import read_checkpoint
-from agents.ppo_player import BatchedPolicy, build_policy, seat_values
+from agents.policy_network import values as value_outputs
+from agents.ppo_player import BatchedPolicy, build_policy
 from kdenv.vector import VectorEnv
 from training.az.config import AZConfig, init_checkpoint
 from training.ppo.run import table_settings
 
 
 def run_settings(config: AZConfig, network: dict[str, Any]) -> dict[str, Any]:
-    """The checkpoint settings of the run's networks (``kdenv.json``): the table, and a per-seat value head."""
-    return table_settings(config, "rank", {**network, "seat_values": True})
+    """The checkpoint settings of the run's networks (``kdenv.json``): the table and ``network``."""
+    return table_settings(config, "rank", network)
 
 
 def starting_network(config: AZConfig, log: Callable[[str], None] = print) -> tuple[dict[str, Any], Any]:
-    """(settings, policy) of the run's first network, its per-seat head not yet fitted (see the module)."""
+    """(settings, policy) of the run's first network, its value tower not yet fitted (see the module)."""
     if config.init == "scratch":
         network = dataclasses.asdict(config.network)
-        single = {**run_settings(config, network), "network": network}
-        policy = build_policy(single, None, "the new network")
+        policy = build_policy(run_settings(config, network), None, "the new network")
         _imitate(config, policy, log)
     else:
         path = init_checkpoint(config)
         saved, state = read_checkpoint(path)
-        network = {k: v for k, v in saved["network"].items() if k != "seat_values"}
+        network = saved["network"]
         policy = build_policy(saved, state, f"checkpoint {path!r}")
-        if saved["network"].get("seat_values"):
+        if network.get("value_tower"):
             return run_settings(config, network), policy
-    spread_value_head(policy, config.env.num_players)
-    return run_settings(config, network), policy
+        network = {k: v for k, v in network.items() if k != "seat_values"}
+    return with_value_tower(run_settings(config, network), policy)
 
 
-def spread_value_head(policy, num_players: int) -> None:
-    """Replace a one-output value head by a per-seat one: the observer's output the old one, each other seat's
-    the old one's opposite over the other seats."""
-    old = policy.value_net
-    seat_values(policy, num_players)
-    with torch.no_grad():
-        policy.value_net.weight[0] = old.weight[0]
-        policy.value_net.bias[0] = old.bias[0]
-        policy.value_net.weight[1:] = -old.weight[0] / (num_players - 1)
-        policy.value_net.bias[1:] = -old.bias[0] / (num_players - 1)
+def with_value_tower(settings: dict[str, Any], policy) -> tuple[dict[str, Any], Any]:
+    """(settings, network): ``policy``'s actor as it is, and a fresh value tower with a value per seat."""
+    settings = {**settings, "network": {**settings["network"], "seat_values": True, "value_tower": True}}
+    network = build_policy(settings, None, "the network with a value tower")
+    critic = ("vf_features_extractor.", "mlp_extractor.value.", "value_net.")
+    actor = {k: v for k, v in policy.state_dict().items() if not k.startswith(critic)}
+    missing, unexpected = network.load_state_dict(actor, strict=False)
+    assert not unexpected and all(k.startswith(critic) for k in missing), "the actor's weights carry over whole"
+    return settings, network
 
 
 def _imitate(config: AZConfig, policy, log: Callable[[str], None]) -> None:
@@ -74,67 +74,88 @@ def _imitate(config: AZConfig, policy, log: Callable[[str], None]) -> None:
         f"accuracy {summary.get('bc/accuracy', 0.0):.1%}")  # fmt: skip
 
 
-def network_games(settings: dict, policy, games: int, seed: int, parallel: int = 64) -> tuple[dict, np.ndarray]:
-    """The decisions of ``games`` games of ``policy`` sampled in every seat: (observations of the mover:
-    board, features; each seat's rank reward relative to the mover)."""
+class Outcomes(NamedTuple):
+    """Decisions of games, each observed by its mover, with every seat's final rank reward relative to it."""
+
+    board: np.ndarray  # (N, C, F, F) float16
+    features: np.ndarray  # (N, V)
+    values: np.ndarray  # (N, P): seat (mover + j) % P's rank reward in column j
+    games: np.ndarray  # (N,): the game each decision comes from
+
+
+def network_games(settings: dict, policy, games: int, seed: int, keep: int = 8, parallel: int = 256) -> Outcomes:
+    """``keep`` decisions drawn at random from each of ``games`` games of ``policy``, sampled in every seat: the
+    decisions of one game share its outcome, so a few from many games teach a value more than all of a few
+    (AlphaGo's value network took one a game)."""
     from kdenv.rules import Rules
 
     n = int(settings["num_players"])
     env = VectorEnv(min(games, parallel), n, rules=Rules.from_dict(settings["rules"]), gains=bool(settings["gains"]))
     play = BatchedPolicy(policy, "warm-up", sample=True, seed=seed)
+    rng = np.random.default_rng([seed, 1])
     obs, info = env.reset(seed=seed)
     pending: list[list] = [[] for _ in range(env.num_envs)]
-    boards, features, values = [], [], []
+    kept: list = []
     finished = 0
     while finished < games:
         movers = info["current_player"]
         for i in range(env.num_envs):
-            pending[i].append((obs["board"][i].astype(np.float16), obs["features"][i], int(movers[i])))
+            pending[i].append((obs["board"][i].astype(np.float16), obs["features"][i].copy(), int(movers[i])))
         obs, _, terminated, _, info = env.step(play(obs, obs["action_mask"]))
         for i in np.flatnonzero(terminated).tolist():
             if finished < games:
                 reward = 1.0 - 2.0 * info["final_info"]["placings"][i] / (n - 1)
-                for board, feature, mover in pending[i]:
-                    boards.append(board)
-                    features.append(feature)
-                    values.append(reward[(mover + np.arange(n)) % n])
+                for k in np.sort(rng.choice(len(pending[i]), min(keep, len(pending[i])), replace=False)):
+                    board, feature, mover = pending[i][k]
+                    kept.append((board, feature, reward[(mover + np.arange(n)) % n], finished))
                 finished += 1
             pending[i] = []
-    return {"board": np.stack(boards), "features": np.stack(features)}, np.array(values, np.float32)
+    board, features, values, origin = zip(*kept, strict=True)
+    return Outcomes(np.stack(board), np.stack(features), np.array(values, np.float32), np.array(origin, np.int64))
 
 
-def fit_values(policy, obs: dict, values: np.ndarray, epochs: int, batch_size: int, learning_rate: float,
-               seed: int) -> tuple[float, float]:  # fmt: skip
-    """Fit the critic (its own layers and the per-seat head; the trunk is kept) to ``values``; the mean squared
-    error (before, after)."""
-    critic = [*policy.mlp_extractor.value.parameters(), *policy.value_net.parameters()]
-    optimizer = torch.optim.Adam(critic, lr=learning_rate)
+def fit_values(policy, data: Outcomes, epochs: int, batch_size: int, learning_rate: float, seed: int,
+               held_out: float = 0.1) -> tuple[float, float]:  # fmt: skip
+    """Fit the value tower, its critic layers and per-seat head (the actor is not touched) to ``data``, less a
+    ``held_out`` share of its games; the mean squared error on those games (before, after)."""
+    assert not policy.share_features_extractor, "the value is fitted on a tower of its own, never the actor's trunk"
+    tower = [*policy.vf_features_extractor.parameters(), *policy.mlp_extractor.value.parameters(),
+             *policy.value_net.parameters()]  # fmt: skip
+    optimizer = torch.optim.Adam(tower, lr=learning_rate)
     rng = np.random.default_rng(seed)
-    target = torch.from_numpy(values)
-    latent = _trunk(policy, obs)
-    before = _value_error(policy, latent, target)
+    held = rng.random(int(data.games.max()) + 1) < held_out
+    test, train = np.flatnonzero(held[data.games]), np.flatnonzero(~held[data.games])
+    before = value_error(policy, data, test)
     for _ in range(epochs):
-        order = torch.from_numpy(rng.permutation(len(target)))
+        order = rng.permutation(train)
+        policy.set_training_mode(True)
         for k in range(0, len(order), batch_size):
-            rows = order[k : k + batch_size]
-            predicted = policy.value_net(policy.mlp_extractor.value(latent[rows]))
-            loss = torch.nn.functional.mse_loss(predicted, target[rows])
+            rows = np.sort(order[k : k + batch_size])
+            loss = torch.nn.functional.mse_loss(
+                value_outputs(policy, _tensors(data, rows)), torch.from_numpy(data.values[rows])
+            )
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
-    return before, _value_error(policy, latent, target)
+        policy.set_training_mode(False)
+    return before, value_error(policy, data, test)
 
 
-def _trunk(policy, obs: dict, chunk: int = 1024) -> torch.Tensor:
-    """The shared trunk's vector (what the critic reads) of every observation, computed once: it is not fitted."""
-    heads, parts = policy.mlp_extractor, []
+def value_error(policy, data: Outcomes, rows: np.ndarray, chunk: int = 2048) -> float:
+    """The mean squared error of ``policy``'s per-seat values on ``rows`` of ``data`` (nan for none)."""
+    if not len(rows):
+        return float("nan")
+    total = 0.0
     with torch.no_grad():
-        for k in range(0, len(obs["features"]), chunk):
-            part = {key: torch.from_numpy(obs[key][k : k + chunk].astype(np.float32)) for key in ("board", "features")}
-            parts.append(heads.trunk(policy.features_extractor(part)))
-    return torch.cat(parts)
+        for k in range(0, len(rows), chunk):
+            part = rows[k : k + chunk]
+            predicted = value_outputs(policy, _tensors(data, part))
+            total += float(((predicted - torch.from_numpy(data.values[part])) ** 2).mean(1).sum())
+    return total / len(rows)
 
 
-def _value_error(policy, latent: torch.Tensor, target: torch.Tensor) -> float:
-    with torch.no_grad():
-        return float(torch.nn.functional.mse_loss(policy.value_net(policy.mlp_extractor.value(latent)), target))
+def _tensors(data: Outcomes, rows: np.ndarray) -> dict[str, torch.Tensor]:
+    return {
+        "board": torch.from_numpy(data.board[rows].astype(np.float32)),
+        "features": torch.from_numpy(data.features[rows]),
+    }

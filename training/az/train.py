@@ -98,11 +98,11 @@ class Trainer:
         self.state: dict[str, Any] = {"iteration": 0, "positions": 0, "games": 0, "updates": 0,
                                       "best_margin": -math.inf, "latest_info": ""}  # fmt: skip
         if c.warmup.games:
-            obs, values = network_games(self.settings, policy, c.warmup.games, c.seed)
             w = c.warmup
-            before, after = fit_values(policy, obs, values, w.epochs, w.batch_size, w.learning_rate, c.seed)
-            self.bar.print(f"value head fitted to {c.warmup.games} games of the network ({len(values)} decisions): "
-                           f"mean squared error {before:.3f} -> {after:.3f}")  # fmt: skip
+            data = network_games(self.settings, policy, w.games, c.seed, w.positions)
+            before, after = fit_values(policy, data, w.epochs, w.batch_size, w.learning_rate, c.seed)
+            self.bar.print(f"value fitted to {w.games} games of the network ({len(data.values)} decisions): "
+                           f"mean squared error on held-out games {before:.3f} -> {after:.3f}")  # fmt: skip
             self.state["warmup"] = {"games": c.warmup.games, "mse_before": before, "mse_after": after}
         self.learner = self._learner(policy)
         self.buffer = ReplayBuffer(c.buffer.size)

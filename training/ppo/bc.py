@@ -24,6 +24,7 @@ import numpy as np
 import torch
 
 from agents.batched_policies import Policy, teacher_moves, workspace
+from agents.policy_network import heads
 from agents.ppo_player import masked_logits
 from kdenv.actions import discard_action, pick_action
 from kdenv.batched.rng import draw_states
@@ -154,9 +155,9 @@ def imitation_loss(logits: torch.Tensor, mask: torch.Tensor, target: torch.Tenso
 
 def clone_step(policy, optimizer, obs: dict, mask, target, value, value_weight: float) -> tuple[float, float, float]:
     """One gradient step of imitation (+ value regression); (policy loss, accuracy, value loss)."""
-    features = policy.features_extractor(obs)
-    policy_loss, accuracy = imitation_loss(policy.mlp_extractor.forward_actor(features), mask, target)
-    predicted = policy.value_net(policy.mlp_extractor.forward_critic(features)).squeeze(1)
+    logits, values = heads(policy, obs)
+    policy_loss, accuracy = imitation_loss(logits, mask, target)
+    predicted = values.squeeze(1)
     value_loss = torch.nn.functional.mse_loss(predicted, value)
     optimizer.zero_grad()
     (policy_loss + value_weight * value_loss).backward()
