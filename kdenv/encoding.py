@@ -417,8 +417,8 @@ class ObservationEncoder:
 
     def _line_gains(self, state, seat: int) -> tuple[float, ...]:
         """The best gain / 10 of each next-line domino in ``seat``'s kingdom (kept until either changes)."""
-        kingdom, line = state.kingdoms[seat], state.line
-        known = self._known_gains[seat]
+        kingdom: Kingdom = state.kingdoms[seat]
+        line, known = state.line, self._known_gains[seat]
         if known.kingdom is not kingdom or known.occupied != kingdom.occupied or known.line is not line:
             gains = tuple(kingdom.best_gain(number) / GAIN_SCALE if number else 0.0 for number in line)
             known = self._known_gains[seat] = LineGains(kingdom, kingdom.occupied, line, gains)
