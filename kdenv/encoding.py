@@ -63,7 +63,9 @@ a round). An observation is then two copies and a few dozen feature writes.
 from __future__ import annotations
 
 from array import array
+from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 import numpy as np
 from gymnasium import spaces
@@ -202,6 +204,46 @@ def action_mask(state) -> np.ndarray:
     return mask
 
 
+@dataclass(slots=True)
+class DrawnKingdom:
+    """A seat's kingdom as last drawn into the encoder's planes. Squares are only ever added, so the same kingdom
+    object with as many squares and discards, under the same rules, is unchanged since."""
+
+    kingdom: Kingdom | None = None
+    occupied: int = -1
+    discards: int = -1
+    rules: Rules | None = None
+    bitboards: tuple[int, ...] = ()
+    score: int = 0
+
+    def shows(self, kingdom: Kingdom, rules: Rules) -> bool:
+        """Whether the planes drawn show ``kingdom`` under ``rules`` as it is now."""
+        return (
+            self.kingdom is kingdom
+            and self.occupied == kingdom.occupied
+            and self.discards == kingdom.discards
+            and self.rules is rules
+        )
+
+
+class RoundFeatures(NamedTuple):
+    """The features that change only between rounds, for the lines they were written from (the engine replaces
+    its line lists at each draw, never edits them, so their identity marks a round)."""
+
+    held: list[int] | None
+    line: list[int] | None
+    features: array
+
+
+class LineGains(NamedTuple):
+    """The best gain / 10 of each next-line domino in a seat's kingdom, for the kingdom and line they were found in."""
+
+    kingdom: Kingdom | None
+    occupied: int
+    line: list[int] | None
+    gains: tuple[float, ...]
+
+
 class ObservationEncoder:
     """Encodes public game states for one table size, incrementally (see the module docstring)."""
 
@@ -231,13 +273,11 @@ class ObservationEncoder:
         # Each seat's planes (flat), in seat order and then once more, so that the kingdoms seen from any
         # observer (the observer's first, then the others by seat) are one slice.
         self._planes = array("f", np.tile(self._blank.ravel(), 2 * num_players).tobytes())
-        # Per seat: [kingdom, occupied, discards, rules, bitboards, score] as last drawn into the planes.
-        self._seen: list[list] = [[None, -1, -1, None, (0,) * len(BITBOARD_PLANES), 0] for _ in range(num_players)]
+        self._drawn = [DrawnKingdom() for _ in range(num_players)]
         self._scores = array("f", bytes(4 * 2 * num_players))  # score / 100 by seat, twice over like the planes
         self._no_placement = array("f", bytes(4 * PLACEMENT_PLANES * f.cells))
-        self._lines: tuple = (None, None, None)  # (held list, line list, features) of the last round seen
-        # Per seat: (kingdom, occupied, line list, best gain of each next-line domino there) as last computed.
-        self._slot_gains: list[tuple] = [(None, -1, None, ())] * num_players
+        self._round = RoundFeatures(None, None, array("f"))  # of the last round seen
+        self._known_gains = [LineGains(None, -1, None, ())] * num_players
         self._gains_at = self.layout["gains"].start if gains else 0
         # Feature indices of each domino's non-zero numbers in each place it can appear.
         cur, nxt = self.layout["current_line"].start, self.layout["next_line"].start
@@ -257,19 +297,17 @@ class ObservationEncoder:
 
     def _refresh(self, state, seat: int) -> None:
         """Bring a seat's planes and score up to date with its kingdom, if it changed."""
-        k = state.kingdoms[seat]
-        seen = self._seen[seat]
-        # Squares are only ever added, so the same kingdom object with as many squares and discards is unchanged.
-        if seen[0] is k and seen[1] == k.occupied and seen[2] == k.discards and seen[3] is state.rules:
+        k, drawn = state.kingdoms[seat], self._drawn[seat]
+        if drawn.shows(k, state.rules):
             return
         bits = kingdom_bitboards(k)
-        if seen[0] is k:
-            self._redraw(seat, seen[4], bits)
+        if drawn.kingdom is k:
+            self._redraw(seat, drawn.bitboards, bits)
         else:
             self._draw(seat, bits)
-        score = state.score(seat)
-        seen[:] = k, k.occupied, k.discards, state.rules, bits, score
-        self._scores[seat] = self._scores[seat + self.num_players] = score / SCORE_SCALE
+        drawn.kingdom, drawn.occupied, drawn.discards, drawn.rules = k, k.occupied, k.discards, state.rules
+        drawn.bitboards, drawn.score = bits, state.score(seat)
+        self._scores[seat] = self._scores[seat + self.num_players] = drawn.score / SCORE_SCALE
 
     def _draw(self, seat: int, bits: tuple[int, ...]) -> None:
         """Draw a seat's planes whole (another kingdom: a new game, a copy), vectorised."""
@@ -299,13 +337,13 @@ class ObservationEncoder:
     def score(self, state, seat: int) -> int:
         """The score of a seat, variant bonuses included (kept until its kingdom changes)."""
         self._refresh(state, seat)
-        return self._seen[seat][5]
+        return self._drawn[seat].score
 
     def _round_features(self, state) -> array:
         """A new features vector holding what changes only between rounds, whoever observes: the dominoes
         of both lines and the unseen dominoes (kept while the engine's line lists stay the same objects)."""
         held, line = state.held, state.line
-        if self._lines[0] is not held or self._lines[1] is not line:
+        if self._round.held is not held or self._round.line is not line:
             features = array("f", bytes(4 * self.num_features))
             for number in state.unseen():
                 features[self._unseen_at + number] = 1.0
@@ -315,8 +353,8 @@ class ObservationEncoder:
             for i, number in enumerate(line):
                 for at, value in zip(self._next_index[i][number], self._values[number], strict=True):
                     features[at] = value
-            self._lines = (held, line, features)
-        return self._lines[2][:]
+            self._round = RoundFeatures(held, line, features)
+        return self._round.features[:]
 
     def encode(self, state, player: int) -> dict[str, np.ndarray]:
         """The observation of ``state`` (Game or PublicView) from ``player``'s point of view."""
@@ -379,12 +417,12 @@ class ObservationEncoder:
 
     def _line_gains(self, state, seat: int) -> tuple[float, ...]:
         """The best gain / 10 of each next-line domino in ``seat``'s kingdom (kept until either changes)."""
-        kingdom, line = state.kingdoms[seat], state.line
-        known = self._slot_gains[seat]
-        if known[0] is not kingdom or known[1] != kingdom.occupied or known[2] is not line:
+        kingdom: Kingdom = state.kingdoms[seat]
+        line, known = state.line, self._known_gains[seat]
+        if known.kingdom is not kingdom or known.occupied != kingdom.occupied or known.line is not line:
             gains = tuple(kingdom.best_gain(number) / GAIN_SCALE if number else 0.0 for number in line)
-            known = self._slot_gains[seat] = (kingdom, kingdom.occupied, line, gains)
-        return known[3]
+            known = self._known_gains[seat] = LineGains(kingdom, kingdom.occupied, line, gains)
+        return known.gains
 
 
 def _indices(at: int) -> list[tuple[int, ...]]:

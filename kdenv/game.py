@@ -62,7 +62,7 @@ class Game:
             raise KingdominoError(f"deck must hold {in_play} distinct domino numbers 1..{NUM_DOMINOES}")
         if sorted(king_order) != sorted(p for p in range(num_players) for _ in range(kings_each)):
             raise KingdominoError(f"king_order must name each of the {num_players} players {kings_each} time(s)")
-        game = cls.__new__(cls)
+        game: Game = cls.__new__(cls)
         removed = sorted(set(range(1, NUM_DOMINOES + 1)) - set(deck))
         game._start(num_players, rules, list(deck), list(king_order), removed, seed)
         return game
@@ -182,61 +182,21 @@ class Game:
     def playout(self, rng: random.Random) -> Game:
         """Finish the game with uniformly random legal moves and return it.
 
-        Same distribution as choosing uniformly from legal_actions() at each decision, without
-        building the lists: the hot loop of random-playout search and of the engine benchmark.
+        A decision draws ``u = rng.random()`` and plays ``legal_actions()[int(u * len)]``; only the picks of a
+        round played from its first placement draw slot ``int(u * line_size)``, again while it is claimed. Both
+        are uniform: that is how playouts have always drawn, kept so that a seed gives the games it always gave.
         """
-        while self.phase != OVER and (self.king or self.phase == PICK):
-            self._random_move(rng)
+        under_way = self.round if self.king or self.phase == PICK else -1  # the round whose picks use the list
         while self.phase != OVER:
-            self._random_round(rng)
-        return self
-
-    def _random_move(self, rng: random.Random) -> None:
-        if self.phase == PICK:
-            self.step(self._discard + 1 + _random_free_slot(self.claims, rng))
-        else:
-            self.step(self._random_placement(self.kingdoms[self.queue[self.king]], self.held[self.king], rng))
-
-    def _random_round(self, rng: random.Random) -> None:
-        """Play a whole round (every king places, then picks) at random, from its first king."""
-        queue, held, line, claims, moves = self.queue, self.held, self.line, self.claims, self.moves
-        kingdoms, pick0, random_ = self.kingdoms, self._discard + 1, rng.random
-        for k, p in enumerate(queue):
-            number, kingdom = held[k], kingdoms[p]
-            action = self._random_placement(kingdom, number, rng)
-            if action == pick0 - 1:
-                kingdom.discards += 1
+            if self.phase == PICK and self.round != under_way:
+                slot = int(rng.random() * self.line_size)
+                while self.claims[slot] >= 0:
+                    slot = int(rng.random() * self.line_size)
+                self.step(self._discard + 1 + slot)
             else:
-                kingdom.place(number, action)
-            moves.append((p, action, number))
-            if line:
-                slot = int(random_() * len(claims))
-                while claims[slot] >= 0:
-                    slot = int(random_() * len(claims))
-                claims[slot] = p
-                moves.append((p, pick0 + slot, line[slot]))
-        self.king, self.phase = len(queue) - 1, PICK
-        self._next_king()
-
-    def _random_placement(self, kingdom: Kingdom, number: int, rng: random.Random) -> int:
-        """A uniformly random legal placement (or the discard) of ``number`` in ``kingdom``."""
-        east, south, west, north = kingdom.placement_masks(number)
-        n_east, n_south, n_west = east.bit_count(), south.bit_count(), west.bit_count()
-        total = n_east + n_south + n_west + north.bit_count()
-        pick = int(rng.random() * (total + 1 if self.rules.voluntary_discard or not total else total))
-        if pick == total:
-            return self._discard
-        if pick < n_east:
-            mask, d = east, 0
-        elif pick < n_east + n_south:
-            mask, d, pick = south, 1, pick - n_east
-        elif pick < n_east + n_south + n_west:
-            mask, d, pick = west, 2, pick - n_east - n_south
-        else:
-            mask, d, pick = north, 3, pick - n_east - n_south - n_west
-        for _ in range(pick):
-            mask &= mask - 1
-        return 4 * (mask & -mask).bit_length() - 4 + d
+                actions = self.legal_actions()
+                self.step(actions[int(rng.random() * len(actions))])
+        return self
 
     def _illegal(self, action, reason: str) -> None:
         try:
@@ -275,7 +235,7 @@ class Game:
     # ----- copies for search -------------------------------------------------------------------
     def clone(self) -> Game:
         """An independent copy (cheap: a few list copies)."""
-        g = Game.__new__(Game)
+        g: Game = Game.__new__(Game)
         g.num_players, g.rules, g.seed = self.num_players, self.rules, self.seed
         g.kingdoms = [k.copy() for k in self.kingdoms]
         g.king_order = self.king_order
@@ -340,11 +300,6 @@ def winners_of(standings: Sequence[Sequence[int]]) -> list[int]:
     """The players with the best standing (score, largest property, crowns): the winners of a finished game."""
     best = max(standings, key=tuple)
     return [p for p, standing in enumerate(standings) if standing == best]
-
-
-def _random_free_slot(claims: list[int], rng: random.Random) -> int:
-    free = [i for i, owner in enumerate(claims) if owner < 0]
-    return free[int(rng.random() * len(free))]
 
 
 def _as_action(action) -> int:

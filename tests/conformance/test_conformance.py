@@ -12,6 +12,12 @@ compiled core and what runs on it must agree with them exactly. The pairs, and w
   in the vector env, updated move by move): every observation, with or without gains, and mask of whole games.
 * ``aec-vector``: :mod:`kdenv.kingdomino_v0` and :class:`kdenv.vector.VectorEnv`: at every decision of whole
   games the player to move, the mask, each reward and the end; the final scores and placings; the records.
+* ``observation-copies``: the encoder and the core's observations with gains from every seat, at every decision of
+  whole games whose rows are copied into one another and restored from snapshots (:mod:`kdenv.batched.observe`'s
+  caches, copied along or drawn afresh), as a search does.
+* ``tree-steps``: the engine and :func:`kdenv.batched.branch.branch`, which the ``az`` search steps its tree with: the
+  position it reaches for a path and a deck is the engine's game with the same deck and moves (the same end and
+  rank rewards, or the same mask and observations from every seat).
 
 Each check runs on every set-up of :data:`tests.strategies.SET_UPS`, from games that hypothesis deals (the
 profile's examples shared out between the set-ups).
@@ -28,9 +34,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from agents import batched_policies
+from agents.az_search import MAX_DEPTH
 from agents.greedy import FullGreedy, GreedyPlacement
 from agents.playout import Snapshot, seat_policies
 from kdenv.actions import discard_action
+from kdenv.batched.batch import RANK, observe_all, play_rows
+from kdenv.batched.branch import branch, observe_seats
+from kdenv.batched.machine import FINISHED, PHASE, Games, copy_game, games, start
+from kdenv.batched.observe import Seen, copy_seen, redraw_rows, seen
+from kdenv.batched.tables import Tables, tables
 from kdenv.encoding import ObservationEncoder, action_mask
 from kdenv.game import PLACE, Game
 from kdenv.kingdomino_v0 import raw_env
@@ -43,6 +55,8 @@ from tests.helpers.games import game_after, random_actions
 from tests.strategies import SET_UP_IDS, SET_UPS, decisions, per_set_up, seeds
 
 NUM_ENVS, GAMES = 2, 2  # the vector env's rows, and the games they finish, in each example of the env pairs
+ROWS = 2  # the core's rows in an example of observation-copies
+BRANCHES = 3  # the paths stepped from one root in an example of tree-steps
 
 
 # ----- engine / compiled core ----------------------------------------------------------------------------
@@ -204,11 +218,125 @@ def aec_and_vector(players: int, rules: Rules, data: st.DataObject) -> None:
     assert venv.records() == []
 
 
+# ----- the core's observations through copies of rows ----------------------------------------------------
+def copy_row(t: Tables, src: tuple[Games, Seen], i: int, dst: tuple[Games, Seen], j: int, redraw: bool) -> None:
+    """Copy game row ``i`` into row ``j`` as a search would, its seen row copied along or drawn afresh."""
+    copy_game(src[0], i, dst[0], j)
+    if redraw:
+        redraw_rows(dst[1], dst[0], np.array([j]), t)
+    else:
+        copy_seen(src[1], i, dst[1], j)
+
+
+def observation_through_copies(players: int, rules: Rules, data: st.DataObject) -> None:
+    """The core's observations with gains (planes, scores, properties, next-line gains kept in its caches) are the
+    encoder's from every seat at every decision, while rows jump to other rows' games and to snapshots."""
+    t = tables(players, rules, gains=True)
+    rows, snapshot = (games(ROWS, t), seen(ROWS, t)), (games(1, t), seen(1, t))
+    rng = np.random.default_rng(data.draw(seeds))
+    engines: list[Game] = []
+    for i in range(ROWS):
+        deck = rng.permutation(np.arange(1, 49, dtype=np.int64))
+        order = rng.permutation(np.repeat(np.arange(players, dtype=np.int64), t.kings // players))
+        start(rows[0], i, t, deck, order)
+        engines.append(Game.from_deck(players, rules, deck[: t.in_play].tolist(), order.tolist()))
+    redraw_rows(rows[1], rows[0], np.arange(ROWS), t)
+    saved = None
+    encoder = ObservationEncoder(players, rules.kingdom_size, gains=True)
+    board = np.zeros((ROWS, t.num_planes, t.cells), np.float32)
+    features = np.zeros((ROWS, t.num_features), np.float32)
+    mask = np.zeros((ROWS, t.num_actions), np.int8)
+    work = np.zeros(4 * t.cells, np.int64)
+    rewards, paid = np.zeros((ROWS, players)), np.zeros((ROWS, players), np.int64)
+    decisions = 0
+    while any(not engine.is_over for engine in engines):
+        live = np.array([i for i in range(ROWS) if not engines[i].is_over])
+        for seat in range(players):
+            observe_all(rows[1], rows[0], t, live, np.full(ROWS, seat), board, features, mask, work)
+            for i in live.tolist():
+                want = encoder.encode(engines[i], seat)
+                assert np.array_equal(board[i], want["board"].reshape(t.num_planes, t.cells)), (i, seat)
+                assert np.array_equal(features[i], want["features"]), (i, seat)
+        actions = np.zeros(ROWS, np.int64)
+        actions[live] = random_actions(mask[live], rng)
+        assert play_rows(rows[1], rows[0], t, actions, live, RANK, paid, rewards, np.zeros(ROWS, np.bool_), mask) < 0
+        for i in live.tolist():
+            engines[i].step(int(actions[i]))
+            assert (rows[0].counters[i, PHASE] == FINISHED) == engines[i].is_over
+        decisions += live.size
+        if rng.random() < 0.2:  # a row jumps to another row's game, or to a snapshot of some row
+            a, b, redraw = rng.integers(ROWS), rng.integers(ROWS), bool(rng.integers(2))
+            if saved is not None and rng.random() < 0.5:
+                copy_row(t, snapshot, 0, rows, b, redraw)
+                engines[b] = saved.clone()
+            else:
+                copy_row(t, rows, a, rows, b, redraw)
+                engines[b] = engines[a].clone()
+        if rng.random() < 0.1:
+            a = rng.integers(ROWS)
+            copy_row(t, rows, a, snapshot, 0, redraw=False)
+            saved = engines[a].clone()
+    assert decisions > 40
+
+
+# ----- the az search's tree steps --------------------------------------------------------------------------
+def tree_steps(players: int, rules: Rules, data: st.DataObject) -> None:
+    """From the public state of a game, ``branch`` deals each row a deck of its own (the unseen dominoes reshuffled)
+    and plays a random path in it: every row is the engine's game with that deck and those moves, finished with
+    the same rank rewards, or seen the same from every seat."""
+    seed, gains = data.draw(seeds), data.draw(st.booleans())
+    game = game_after(players, rules, seed, data.draw(decisions(players, rules)))
+    if game.is_over:
+        return
+    root = Snapshot(PublicView(game), gains=gains)
+    t, rng = root.tables, random.Random(seed)
+    drawn = 48 - len(game.unseen())
+    decks = np.zeros((BRANCHES, 48), np.int64)
+    paths, lengths = np.zeros((BRANCHES, MAX_DEPTH), np.int64), np.zeros(BRANCHES, np.int64)
+    engines = []
+    for k in range(BRANCHES):
+        pool = game.unseen()
+        rng.shuffle(pool)
+        engine = game.clone()
+        engine.deck, engine.removed = pool[: len(game.deck)], pool[len(game.deck) :]
+        decks[k] = root.games.deck[0, :drawn].tolist() + pool
+        for _ in range(rng.randrange(MAX_DEPTH)):
+            if engine.is_over:
+                break
+            paths[k, lengths[k]] = rng.choice(engine.legal_actions())
+            engine.step(int(paths[k, lengths[k]]))
+            lengths[k] += 1
+        engines.append(engine)
+    g, s = games(BRANCHES, t), seen(BRANCHES, t)
+    over, values = np.zeros(BRANCHES, np.bool_), np.zeros((BRANCHES, players))
+    branch(root.games, 0, g, t, np.arange(BRANCHES), decks, paths, lengths, over, values)
+    live = np.flatnonzero(~over)
+    redraw_rows(s, g, live, t)
+    encoder = ObservationEncoder(players, rules.kingdom_size, gains)
+    board = np.zeros((players, t.num_planes, t.cells), np.float32)
+    features = np.zeros((players, t.num_features), np.float32)
+    mask = np.zeros((players, t.num_actions), np.int8)
+    for k, engine in enumerate(engines):
+        assert over[k] == engine.is_over
+        if engine.is_over:
+            assert values[k].tolist() == [1.0 - 2.0 * place / (players - 1) for place in engine.placings()]
+            continue
+        observe_seats(s, g, t, np.full(players, k), np.arange(players), board, features, mask,
+                      np.zeros(4 * t.cells, np.int64))  # fmt: skip
+        for seat in range(players):
+            want = encoder.encode(engine, seat)
+            assert np.array_equal(board[seat], want["board"].reshape(t.num_planes, t.cells)), (k, seat)
+            assert np.array_equal(features[seat], want["features"]), (k, seat)
+            assert np.array_equal(mask[seat], action_mask(engine)), (k, seat)
+
+
 PAIRS = {
     "engine-core": engine_and_core,
     "full-greedy": full_greedy,
     "observation": observation,
     "aec-vector": aec_and_vector,
+    "observation-copies": observation_through_copies,
+    "tree-steps": tree_steps,
 }
 
 

@@ -1,14 +1,15 @@
 """Set-up, the order of the kings, rounds, and the errors of acting wrongly."""
 
+import hashlib
 import random
 
 import pytest
 
 from kdenv.actions import discard_action, pick_action
 from kdenv.errors import IllegalMoveError, KingdominoError
-from kdenv.game import Game
+from kdenv.game import Game, random_game
 from kdenv.replay import to_record
-from kdenv.rules import Rules
+from kdenv.rules import STUDY_RULES, Rules
 
 
 @pytest.mark.parametrize(
@@ -132,3 +133,14 @@ def test_determinize_reshuffles_only_what_is_unseen():
     assert (copy.line, copy.claims, copy.queue, copy.held, copy.moves) == (
         game.line, game.claims, game.queue, game.held, game.moves
     )  # fmt: skip
+
+
+def test_a_seed_gives_the_random_games_it_always_gave():
+    """random_game and Game.playout draw as they always have (pinned on the code before issue 24 made playout plain):
+    recorded games and search seeds stay reproducible."""
+    games = [random_game(4, STUDY_RULES, s).moves for s in range(5)] + [random_game(2, Rules(kingdom_size=7), 3).moves]
+    game = Game(3, Rules(voluntary_discard=True), 5)
+    for _ in range(7):  # a playout from the middle of a round
+        game.step(game.legal_actions()[-1])
+    games.append(game.playout(random.Random(9)).moves)
+    assert hashlib.sha256(repr(games).encode()).hexdigest()[:16] == "6833830350e04ca6"
