@@ -5,6 +5,8 @@ A leaf of a max^n search needs each seat's value. Checkpoints whose value head g
 pass for the whole batch), or from the mover's alone with the others sharing the opposite of its value (the
 rank reward sums to zero: ``values=mover``, a quarter of the rows at 4 players). A checkpoint with a value per
 seat (``network.seat_values``, written by expert iteration) gives them all from the mover's row (``values=seats``).
+Where the value has a tower of its own (``network.value_tower``), the prior comes from the policy's extractor on
+the movers' rows and the values from the tower's, one more pass over the same rows.
 """
 
 from __future__ import annotations

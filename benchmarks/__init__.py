@@ -11,6 +11,7 @@ BENCHMARKS: dict[str, tuple[str, str]] = {
     "env": ("env", "AEC turns/s against connect_four"),
     "playouts": ("playouts", "random and Full-Greedy playouts from the first round"),
     "search": ("search", "az's simulations/s by batch size and where its time goes, against mce"),
+    "decisions": ("decisions", "not a speed: players' moves at the same positions, judged by fg playouts"),
     "vector": ("vector", "the vector env and the learner's view, against the AEC env"),
     "train": ("train", "MaskablePPO learner steps/s on the vector env, and where time goes"),
     "ray": ("ray_tournament", "tournament games/s on Ray against the local backend"),

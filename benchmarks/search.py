@@ -81,9 +81,11 @@ def timed_parts(spent: dict[str, float]):
             setattr(az_search, name, function)
 
 
-def az_rate(batch: int, values: str, simulations: int, positions: int) -> tuple[float, dict[str, float]]:
+def az_rate(batch: int, values: str, simulations: int, positions: int, network: str = "default"
+            ) -> tuple[float, dict[str, float]]:  # fmt: skip
     """(simulations per CPU second, share of the time per part) of ``az`` over ``positions`` positions."""
-    player = make_player(f"az:default,simulations={simulations},batch={batch},values={values}", 4, STUDY_RULES)
+    spec = f"az:{network},simulations={simulations},batch={batch}" + (f",values={values}" if values else "")
+    player = make_player(spec, 4, STUDY_RULES)
     assert isinstance(player, AZPlayer)
     spent = dict.fromkeys([*PARTS, "network"], 0.0)
     player.evaluator = Timed(player.evaluator, spent)
@@ -181,12 +183,16 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="kdenv bench search", description=__doc__)
     parser.add_argument("--simulations", type=int, default=128, help="simulations per position (default 128)")
     parser.add_argument("--positions", type=int, default=20, help="mid-game positions per batch size (default 20)")
-    parser.add_argument("--values", choices=("views", "mover"), default="views", help="how leaves get every value")
+    parser.add_argument("--network", default="default", help="the checkpoint searched with (default: the shipped one)")
+    parser.add_argument("--values", choices=("views", "mover", "seats"), default="",
+                        help="how leaves get every value (default: the az player's for the network)")  # fmt: skip
     parser.add_argument("--batches", type=int, nargs="+", default=list(BATCHES), help="batch sizes (default 1 8 32 64)")
     args = parser.parse_args(argv)
-    print(f"az:default, values={args.values}, {args.simulations} simulations from {args.positions} mid-game positions")
+    values = args.values or "the player's default"
+    print(f"az:{args.network}, values: {values}, {args.simulations} simulations from {args.positions} mid-game "
+          "positions")  # fmt: skip
     for batch in args.batches:
-        rate, shares = az_rate(batch, args.values, args.simulations, args.positions)
+        rate, shares = az_rate(batch, args.values, args.simulations, args.positions, args.network)
         split = ", ".join(f"{part} {share:4.0%}" for part, share in shares.items())
         print(f"  batch {batch:3}: {rate:8,.0f} simulations per CPU second   ({split})")
     core, engine = leaf_costs(64, 6)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from benchmarks.playouts import first_round, main
+from kdenv.game import OVER
 
 
 def test_bench_playouts_prints_kernel_and_engine_rates(capsys):
@@ -29,3 +30,27 @@ def test_bench_search_prints_each_batch_its_parts_the_leaf_costs_and_mce(capsys)
         assert len(shares) == 4 and abs(sum(shares) - 100) <= 2  # core, encoder, network, tree
     assert "compiled core" in lines[3] and "engine" in lines[3]
     assert lines[4].startswith("reference: mce")
+
+
+def test_bench_search_takes_a_network_and_how_its_leaves_get_values(capsys):
+    from benchmarks.search import main as search
+
+    assert search(["--positions", "1", "--simulations", "4", "--batches", "2", "--values", "mover"]) == 0
+    assert capsys.readouterr().out.startswith("az:default, values: mover, 4 simulations")
+
+
+def test_bench_decisions_judges_each_players_moves_at_the_same_positions(capsys):
+    """The first player is the reference (a difference of 0 by definition); a player that always moves as the
+    reference does differs from it nowhere, whatever the oracle's noise."""
+    from benchmarks.decisions import main as decisions
+    from benchmarks.decisions import positions
+
+    games = positions("fg", 3, seed=4)
+    assert len(games) == 3 and all(len(game.legal_actions()) > 1 and game.phase != OVER for game in games)
+    assert decisions(["--players", "fg", "fg", "random", "--player", "fg", "--positions", "3", "--playouts", "2"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    first = next(k for k, line in enumerate(lines) if line.startswith("3 positions of fg vs 3 fg"))
+    fg, same, random = (line.split() for line in lines[first + 2 : first + 5])
+    assert fg[0] == same[0] == "fg" and random[0] == "random"
+    assert same[2] == "+0.0000" and same[-1] == "0%"
+    assert 0.0 <= float(random[1]) <= 1.0
