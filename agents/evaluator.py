@@ -9,24 +9,24 @@ seat (``network.seat_values``, written by expert iteration) gives them all from 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
-VALUES = ("views", "mover", "seats")
+Values = Literal["views", "mover", "seats"]  # where a leaf's values are read from (the module docstring)
 
 
 class Evaluator:
     """Priors and per-seat values of a batch of leaves from ``policy`` (a KingdomPolicy) under ``settings``."""
 
-    def __init__(self, settings: dict[str, Any], policy, values: str = "") -> None:
+    def __init__(self, settings: dict[str, Any], policy, values: Values | None = None) -> None:
         import torch
 
         torch.set_num_threads(1)  # one core: batch inference gains nothing from more threads on a busy machine
         self.policy, self.settings = policy, settings
         self.num_players = int(settings["num_players"])
         self.seat_head = bool(settings.get("network", {}).get("seat_values", False))
-        self.values = values or ("seats" if self.seat_head else "views")
+        self.values: Values = values or ("seats" if self.seat_head else "views")
         if self.values == "seats" and not self.seat_head:
             raise ValueError(
                 "values=seats needs a checkpoint with a value per seat (written by `kdenv train` with backend: az); "

@@ -6,6 +6,7 @@ their settings (``MaskablePPO.load`` would run cloudpickle on the zip's ``data``
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +14,6 @@ import numpy as np
 
 from agents.base import Player
 from agents.checkpoint import CheckpointError, read_checkpoint
-from agents.playout import flag
 from kdenv.errors import KingdominoError
 from kdenv.rules import Rules
 from kdenv.view import PublicView
@@ -145,14 +145,24 @@ def batched_policy(
     return BatchedPolicy(build_policy(settings, state, f"checkpoint {path!r}"), spec, sample)
 
 
+@dataclass(frozen=True)
+class PPOOptions:
+    """``ppo``'s options: the checkpoint (``default``: the table's shipped one) and whether to sample."""
+
+    path: str = "default"
+    sample: bool = False
+
+
 class PPOPlayer(Player):
     """Plays a policy's most probable legal move (``sample=true``: samples from the masked policy instead)."""
 
-    def __init__(self, path: str = "default", sample: str | bool = False) -> None:
+    Options = PPOOptions
+
+    def __init__(self, options: PPOOptions = PPOOptions()) -> None:
         super().__init__()
-        self.sample = flag("sample", sample)
-        self.path = path
-        self._read(checkpoint_path(path))
+        self.sample = options.sample
+        self.path = options.path
+        self._read(checkpoint_path(options.path))
 
     def _read(self, path: str) -> None:
         settings, state = read_checkpoint(path)

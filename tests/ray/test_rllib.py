@@ -106,7 +106,7 @@ def test_the_module_reads_a_ppo_checkpoints_weights_and_plays_its_moves():
         model_config=settings["network"], inference_only=True,
     )  # fmt: skip
     module.load_state_dict({key: torch.as_tensor(value) for key, value in weights_from_ppo(state).items()})
-    player = PPOPlayer("default")
+    player = PPOPlayer()
     player.seat_at(2, Rules())
     game = Game(2, Rules(), seed=5)
     rng = np.random.default_rng(0)
