@@ -19,7 +19,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 
 from agents.checkpoint import save_model
 from training.arena.evaluate import EVAL_SEED, evaluate, to_entry
-from training.ppo.config import TrainConfig
+from training.ppo.config import Stage, TrainConfig
 from training.ppo.league import League, OpponentSampler
 from training.ppo.run import BEST, LAST, RunDirectory
 from training.progress import ProgressBar, log_line
@@ -88,7 +88,7 @@ class LeagueCallback(BaseCallback):
                  settings: dict) -> None:  # fmt: skip
         super().__init__()
         self.config, self.state, self.sampler, self.run, self.settings = config, state, sampler, run, settings
-        self.stage = None
+        self.stage: Stage | None = None
         self.snapshots = any("snapshot" in stage.opponents for stage in config.curriculum)
 
     def push(self, latest: bool = True) -> None:
@@ -215,7 +215,7 @@ class ProgressCallback(BaseCallback):
     def __init__(self, config: TrainConfig, state: RunState, run: RunDirectory) -> None:
         super().__init__()
         self.config, self.state, self.run = config, state, run
-        self.bar: ProgressBar | None = None
+        self.bar: ProgressBar  # made when training starts
         self.deadline: float | None = None
         self.interrupted = False  # set by a signal: stop after this step
 

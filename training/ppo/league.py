@@ -13,9 +13,12 @@ from __future__ import annotations
 import random
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from training.arena.ratings import Rating, Ratings
+
+if TYPE_CHECKING:
+    from agents.ppo_player import BatchedPolicy
 
 
 @dataclass
@@ -94,7 +97,7 @@ class OpponentSampler:
         self.settings = settings  # checkpoint settings of the learner's network
         self.rng = random.Random(seed)
         self.snapshots: list[tuple[str, float]] = []
-        self._latest = None  # the learner's policy as last sent, a BatchedPolicy
+        self._latest: BatchedPolicy | None = None  # the learner's policy as last sent
         self._policies: dict[str, Any] = {}  # snapshot path -> BatchedPolicy
 
     def update(
