@@ -215,7 +215,7 @@ class ProgressCallback(BaseCallback):
     def __init__(self, config: TrainConfig, state: RunState, run: RunDirectory) -> None:
         super().__init__()
         self.config, self.state, self.run = config, state, run
-        self.bar: ProgressBar  # made when training starts
+        self.bar: ProgressBar | None = None  # made when training starts (an evaluation before it reads None)
         self.deadline: float | None = None
         self.interrupted = False  # set by a signal: stop after this step
 
@@ -225,8 +225,10 @@ class ProgressCallback(BaseCallback):
             self.deadline = time.monotonic() + 60 * self.config.max_minutes
 
     def _on_step(self) -> bool:
-        self.bar.update(self.num_timesteps, self.state.latest_info)
+        if self.bar is not None:
+            self.bar.update(self.num_timesteps, self.state.latest_info)
         return not self.interrupted and (self.deadline is None or time.monotonic() < self.deadline)
 
     def _on_training_end(self) -> None:
-        self.bar.stop()
+        if self.bar is not None:
+            self.bar.stop()
