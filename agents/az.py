@@ -24,7 +24,7 @@ from agents.base import Player
 from agents.evaluator import Evaluator, Values
 from agents.options import Bound, ClockName
 from agents.playout import Snapshot
-from agents.ppo_player import PPOOptions, PPOPlayer, gains_of
+from agents.ppo_player import PPOOptions, PPOPlayer
 from agents.search import Budget
 from agents.trace import move_text, top
 from kdenv.batched.tables import tables
@@ -112,10 +112,10 @@ class AZPlayer(Player):
         """The search's result at ``view`` (its own budget, or exactly ``simulations``)."""
         search = self._searches.get(view.rules)
         if search is None:
-            gains = gains_of(self.network.settings)
+            gains = self.network.settings.gains
             table = tables(view.num_players, view.rules, gains)
             search = self._searches[view.rules] = Search(table, self.evaluator.views, self.settings)
-        root = Snapshot(view, gains=gains_of(self.network.settings)).games
+        root = Snapshot(view, gains=self.network.settings.gains).games
         budget = self.budget
         if simulations is None and not budget.count:
             return search.run(self.evaluator, root, self._np, 0, Clock(budget.now, budget.seconds))

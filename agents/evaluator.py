@@ -9,9 +9,11 @@ seat (``network.seat_values``, written by expert iteration) gives them all from 
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 import numpy as np
+
+from agents.checkpoint import CheckpointSettings
 
 Values = Literal["views", "mover", "seats"]  # where a leaf's values are read from (the module docstring)
 
@@ -19,13 +21,13 @@ Values = Literal["views", "mover", "seats"]  # where a leaf's values are read fr
 class Evaluator:
     """Priors and per-seat values of a batch of leaves from ``policy`` (a KingdomPolicy) under ``settings``."""
 
-    def __init__(self, settings: dict[str, Any], policy, values: Values | None = None) -> None:
+    def __init__(self, settings: CheckpointSettings, policy, values: Values | None = None) -> None:
         import torch
 
         torch.set_num_threads(1)  # one core: batch inference gains nothing from more threads on a busy machine
         self.policy, self.settings = policy, settings
-        self.num_players = int(settings["num_players"])
-        self.seat_head = bool(settings.get("network", {}).get("seat_values", False))
+        self.num_players = settings.num_players
+        self.seat_head = settings.network.seat_values
         self.values: Values = values or ("seats" if self.seat_head else "views")
         if self.values == "seats" and not self.seat_head:
             raise ValueError(

@@ -75,7 +75,12 @@ def test_weights_that_do_not_fit_the_settings(tmp_path):
 @pytest.mark.filterwarnings("ignore:Detected pickle protocol")
 def test_wrong_format_and_pickled_code_are_refused(tmp_path):
     path = tmp_path / "old.zip"
-    write_checkpoint(path, {**SETTINGS, "format": "something-else"})
+    write_checkpoint(path, SETTINGS)
+    with zipfile.ZipFile(path) as archive:
+        weights = archive.read("policy.pth")
+    with zipfile.ZipFile(path, "w") as archive:  # the typed settings write the one format: another, by hand
+        archive.writestr("kdenv.json", json.dumps({**SETTINGS, "format": "something-else"}))
+        archive.writestr("policy.pth", weights)
     with pytest.raises(CheckpointError, match="format"):
         PPOPlayer(PPOOptions(str(path)))
 
@@ -123,7 +128,7 @@ def test_the_default_takes_the_shipped_checkpoint_of_its_table_or_says_there_is_
         rules = Rules(kingdom_size=size)
         if path.is_file():
             player = make_player("ppo:default", players, rules)
-            assert (player.settings["num_players"], player.settings["kingdom_size"]) == (players, size)
+            assert (player.settings.num_players, player.settings.kingdom_size) == (players, size)
             assert play_game([player] + [make_player("random") for _ in range(players - 1)], Game(players, rules, 1))
         else:
             with pytest.raises(CheckpointError, match="no shipped checkpoint"):

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from training.arena.ratings import Rating, Ratings
 
 if TYPE_CHECKING:
+    from agents.checkpoint import CheckpointSettings
     from agents.ppo_player import BatchedPolicy
 
 
@@ -91,7 +92,9 @@ class OpponentSampler:
     vector env, the learner's latest policy and past snapshots as batched torch policies
     (:class:`agents.ppo_player.BatchedPolicy`), one forward pass for all the games waiting on them."""
 
-    def __init__(self, num_opponents: int, mix: dict[str, float], settings: dict, seed: int | None = None) -> None:
+    def __init__(
+        self, num_opponents: int, mix: dict[str, float], settings: CheckpointSettings, seed: int | None = None
+    ) -> None:
         self.num_opponents = num_opponents
         self.mix = dict(mix)
         self.settings = settings  # checkpoint settings of the learner's network

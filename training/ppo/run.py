@@ -18,7 +18,7 @@ from typing import Any, Protocol
 
 import yaml
 
-from agents.checkpoint import CHECKPOINT_FORMAT
+from agents.checkpoint import CheckpointSettings, NetworkSettings
 from kdenv.files import LOCK_FILE, FolderLock, append_jsonl, read_jsonl, write_atomically, write_jsonl
 from kdenv.rules import Rules
 from training.ppo.config import ConfigError, EnvConfig, NetworkConfig, TrainConfig, config_from_dict
@@ -40,24 +40,16 @@ class RunConfig(Protocol):
     def to_dict(self) -> dict[str, Any]: ...
 
 
-def checkpoint_settings(config: RunConfig) -> dict[str, Any]:
+def checkpoint_settings(config: RunConfig) -> CheckpointSettings:
     """What a player needs to rebuild the network and its observations (``kdenv.json`` in the zip)."""
-    return table_settings(config, config.env.reward, dataclasses.asdict(config.network))
+    return table_settings(config, config.env.reward, NetworkSettings(**dataclasses.asdict(config.network)))
 
 
-def table_settings(config: RunConfig, reward: str, network: dict[str, Any]) -> dict[str, Any]:
-    """A checkpoint's ``kdenv.json`` for a run ``config`` of any backend (its ``env`` and ``rules()``): the table,
-    the observations, the ``reward`` trained on and the ``network``'s size."""
+def table_settings(config: RunConfig, reward: str, network: NetworkSettings) -> CheckpointSettings:
+    """A checkpoint's settings for a run ``config`` of any backend (its ``env`` and ``rules()``): the table,
+    the observations, the ``reward`` trained on and the ``network``."""
     rules = config.rules()
-    return {
-        "format": CHECKPOINT_FORMAT,
-        "num_players": config.env.num_players,
-        "kingdom_size": rules.kingdom_size,
-        "rules": rules.to_dict(),
-        "reward": reward,
-        "gains": config.env.gains,
-        "network": network,
-    }
+    return CheckpointSettings(config.env.num_players, rules.kingdom_size, rules, reward, network, config.env.gains)
 
 
 class RunDirectory:
