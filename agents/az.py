@@ -14,59 +14,70 @@ seats where the checkpoint has a value per seat, else views); ``batch=16`` leave
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Annotated, Literal
+
 import numpy as np
 
-from agents.az_search import ROLLOUTS, Clock, Evaluate, Result, Search, Settings
+from agents.az_search import Clock, Evaluate, Result, Search, Settings
 from agents.base import Player
-from agents.evaluator import VALUES, Evaluator
-from agents.playout import Snapshot, choice, flag, number
-from agents.ppo_player import PPOPlayer, gains_of
+from agents.evaluator import Evaluator, Values
+from agents.options import Bound, ClockName
+from agents.playout import Snapshot
+from agents.ppo_player import PPOOptions, PPOPlayer
 from agents.search import Budget
 from agents.trace import move_text, top
 from kdenv.batched.tables import tables
 from kdenv.rules import Rules
 from kdenv.view import PublicView
 
+Rollout = Literal["none", "random", "gprd", "fg"]  # none, or a rollout policy of agents.az_search.ROLLOUTS
+
+
+@dataclass(frozen=True)
+class AZOptions:
+    """``az``'s options (see the module docstring)."""
+
+    path: str = "default"
+    simulations: int | None = None
+    seconds: float | None = None
+    clock: ClockName = "wall"
+    root: Literal["gumbel", "puct"] = "gumbel"
+    considered: Annotated[int, Bound(1, least=True)] = 16
+    c: Annotated[float, Bound(least=True)] = 1.25
+    c_visit: Annotated[float, Bound(least=True)] = 50.0
+    c_scale: float = 0.1
+    values: Values | None = None
+    batch: Annotated[int, Bound(1, least=True)] = 16
+    rollout: Rollout = "none"
+    mix: Annotated[float, Bound(least=True, high=1)] = 0.5  # the rollout's share of a leaf's value
+    sample: bool = False
+    seed: Annotated[int, Bound(least=True)] | None = None
+
 
 class AZPlayer(Player):
     """Searches each decision with a checkpoint's network (see the module docstring)."""
 
-    def __init__(
-        self,
-        path: str = "default",
-        simulations: str | None = None,
-        seconds: str | None = None,
-        clock: str = "wall",
-        root: str = "gumbel",
-        considered: str = "16",
-        c: str = "1.25",
-        c_visit: str = "50",
-        c_scale: str = "0.1",
-        values: str = "",
-        batch: str = "16",
-        rollout: str = "none",
-        mix: str = "0.5",
-        sample: str = "false",
-        seed: str | None = None,
-    ) -> None:
+    Options = AZOptions
+
+    def __init__(self, options: AZOptions = AZOptions()) -> None:
         super().__init__()
-        self.budget = Budget(seconds, simulations, clock, name="simulations")
+        self.budget = Budget(options.seconds, options.simulations, options.clock, name="simulations")
         self.settings = Settings(
-            root=choice("root", root, ("gumbel", "puct")),
-            c_puct=number("c", c, float, 0.0, least=True),
-            considered=int(number("considered", considered, int, 1, least=True)),
-            c_visit=number("c_visit", c_visit, float, 0.0, least=True),
-            c_scale=number("c_scale", c_scale, float, 0.0),
-            batch=int(number("batch", batch, int, 1, least=True)),
-            sample=flag("sample", sample),
-            rollout=choice("rollout", rollout, ("none", *ROLLOUTS)),
-            mix=number("mix", mix, float, 0.0, least=True),
+            root=options.root,
+            c_puct=options.c,
+            considered=options.considered,
+            c_visit=options.c_visit,
+            c_scale=options.c_scale,
+            batch=options.batch,
+            sample=options.sample,
+            rollout=options.rollout,
+            mix=options.mix,
         )
-        if self.settings.mix > 1:
-            raise ValueError(f"mix={mix!r} must be at most 1 (the rollout's share of a leaf's value)")
-        self.values = choice("values", values, VALUES) if values else ""
-        self.base_seed = int(number("seed", seed, int, 0, least=True)) if seed is not None else None
-        self.network = PPOPlayer(path)  # reads the checkpoint (one-line errors), and the table's with seat_at
+        self.values = options.values
+        self.base_seed = options.seed
+        # reads the checkpoint (one-line errors), and the table's with seat_at
+        self.network = PPOPlayer(PPOOptions(options.path))
         self.evaluator: Evaluate = Evaluator(self.network.settings, self.network.policy, self.values)
         """The network's part of the search: any callable of the Evaluator's signature with its ``views``."""
         self._searches: dict[Rules, Search] = {}
@@ -101,10 +112,10 @@ class AZPlayer(Player):
         """The search's result at ``view`` (its own budget, or exactly ``simulations``)."""
         search = self._searches.get(view.rules)
         if search is None:
-            gains = gains_of(self.network.settings)
+            gains = self.network.settings.gains
             table = tables(view.num_players, view.rules, gains)
             search = self._searches[view.rules] = Search(table, self.evaluator.views, self.settings)
-        root = Snapshot(view, gains=gains_of(self.network.settings)).games
+        root = Snapshot(view, gains=self.network.settings.gains).games
         budget = self.budget
         if simulations is None and not budget.count:
             return search.run(self.evaluator, root, self._np, 0, Clock(budget.now, budget.seconds))

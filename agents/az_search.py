@@ -297,7 +297,10 @@ def _spot(where: tuple) -> tuple:
     return id(parent), a, key
 
 
-def drive(searches: list[Generator[Batch, tuple[np.ndarray, np.ndarray], Any]], evaluate: Evaluate) -> list:
+def drive(
+    searches: list[Generator[Batch, tuple[np.ndarray, np.ndarray], Any]],
+    evaluate: Callable[..., tuple[np.ndarray, np.ndarray]],  # an Evaluate's call: its views are not read here
+) -> list:
     """Run searches (:meth:`Search.steps`) side by side, their leaves evaluated together in one call per round;
     their results, in order."""
     results: list = [None] * len(searches)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from abc import ABC, abstractmethod
+from typing import ClassVar
 
 from kdenv.rules import Rules
 from kdenv.view import PublicView
@@ -17,6 +18,8 @@ class Player(ABC):
     """
 
     spec: str = "?"  # the spec string that makes this player (set by agents.registry.make_player)
+    # the dataclass of the spec's options (agents.options), whose instance the player takes; None: it takes none
+    Options: ClassVar[type | None] = None
 
     def __init__(self) -> None:
         self.rng = random.Random()

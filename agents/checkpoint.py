@@ -9,15 +9,18 @@ Every file is written to a temporary file next to its place, then moved there (:
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import pickle
 import zipfile
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from kdenv.errors import KingdominoError
 from kdenv.files import write_atomically
+from kdenv.rules import Rules
 
 CHECKPOINT_FORMAT = "kdenv-ppo/1"
 SETTINGS_ENTRY = "kdenv.json"
@@ -29,7 +32,73 @@ class CheckpointError(KingdominoError):
     """A checkpoint that is missing, not a kdenv PPO checkpoint, or does not fit its own settings."""
 
 
-def read_checkpoint(path: str | Path) -> tuple[dict[str, Any], dict]:
+@dataclass(frozen=True)
+class NetworkSettings:
+    """The network's size and heads (``network`` in ``kdenv.json``; see :func:`agents.policy_network.policy_kwargs`)."""
+
+    channels: int
+    blocks: int
+    hidden: int
+    seat_values: bool = False  # a value per seat (expert iteration's head) rather than the observer's alone
+    value_tower: bool = False  # the value's own features extractor
+
+    def to_dict(self) -> dict[str, Any]:
+        """As ``kdenv.json`` holds it: the heads' flags only where set (as checkpoints have always written them)."""
+        return {key: value for key, value in dataclasses.asdict(self).items() if value is not False}
+
+
+@dataclass(frozen=True)
+class CheckpointSettings:
+    """What ``kdenv.json`` says: the table (players, kingdom size, rules), the reward trained on, whether the
+    observations have gains (checkpoints written before the option: without), the network, and in a training
+    checkpoint the state to resume from, in an exported one its provenance."""
+
+    num_players: int
+    kingdom_size: int
+    rules: Rules
+    reward: str
+    network: NetworkSettings
+    gains: bool = False
+    training: dict[str, Any] | None = None
+    provenance: dict[str, Any] | None = None
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], where: str = "checkpoint") -> CheckpointSettings:
+        """The settings a ``kdenv.json`` holds; a one-line CheckpointError naming what is missing or wrong."""
+        try:
+            return cls(
+                num_players=int(data["num_players"]),
+                kingdom_size=int(data["kingdom_size"]),
+                rules=Rules.from_dict(data["rules"]),
+                reward=str(data["reward"]),
+                network=NetworkSettings(**data["network"]),
+                gains=bool(data.get("gains", False)),
+                training=data.get("training"),
+                provenance=data.get("provenance"),
+            )
+        except KeyError as err:
+            raise CheckpointError(f"{where} has no {err.args[0]!r} in its {SETTINGS_ENTRY}") from None
+        except (TypeError, ValueError, KingdominoError) as err:
+            raise CheckpointError(f"{where} has settings it cannot use: {str(err).splitlines()[0]}") from None
+
+    def to_dict(self) -> dict[str, Any]:
+        """As ``kdenv.json`` holds it, in its order (``training`` and ``provenance`` only where there are some)."""
+        data: dict[str, Any] = {
+            "format": CHECKPOINT_FORMAT,
+            "num_players": self.num_players,
+            "kingdom_size": self.kingdom_size,
+            "rules": self.rules.to_dict(),
+            "reward": self.reward,
+            "gains": self.gains,
+            "network": self.network.to_dict(),
+        }
+        for key in ("training", "provenance"):
+            if getattr(self, key) is not None:
+                data[key] = getattr(self, key)
+        return data
+
+
+def read_checkpoint(path: str | Path) -> tuple[CheckpointSettings, dict]:
     """(settings, policy state dict) of a checkpoint; a one-line CheckpointError if it cannot be used."""
     import torch
 
@@ -53,17 +122,17 @@ def read_checkpoint(path: str | Path) -> tuple[dict[str, Any], dict]:
     if settings.get("format") != CHECKPOINT_FORMAT:
         found = settings.get("format")
         raise CheckpointError(f"checkpoint {str(path)!r} has format {found!r}, not {CHECKPOINT_FORMAT}")
-    return settings, state
+    return CheckpointSettings.from_dict(settings, f"checkpoint {str(path)!r}"), state
 
 
-def write_player(path: str | Path, settings: dict[str, Any], state: dict, optimizer: dict | None = None) -> None:
+def write_player(path: str | Path, settings: CheckpointSettings, state: dict, optimizer: dict | None = None) -> None:
     """A player-only checkpoint: ``kdenv.json`` (``settings``) and ``policy.pth`` (the state dict), nothing pickled;
     with ``optimizer``, its state too (a training checkpoint that :func:`load_optimizer` reads)."""
     import torch
 
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        archive.writestr(SETTINGS_ENTRY, json.dumps(settings, indent=1))
+        archive.writestr(SETTINGS_ENTRY, json.dumps(settings.to_dict(), indent=1))
         for entry, tensors in ((WEIGHTS_ENTRY, state), (OPTIMIZER_ENTRY, optimizer)):
             if tensors is not None:
                 data = io.BytesIO()
@@ -72,12 +141,13 @@ def write_player(path: str | Path, settings: dict[str, Any], state: dict, optimi
     write_atomically(path, buffer.getvalue())
 
 
-def save_model(model, path: str | Path, settings: dict[str, Any], training: dict | None = None) -> None:
+def save_model(model, path: str | Path, settings: CheckpointSettings, training: dict | None = None) -> None:
     """A training checkpoint: the SB3 zip of ``model`` plus ``kdenv.json`` (settings and the state to resume)."""
     buffer = io.BytesIO()
     model.save(buffer)
     with zipfile.ZipFile(buffer, "a") as archive:
-        archive.writestr(SETTINGS_ENTRY, json.dumps({**settings, "training": training or {}}, indent=1))
+        resume = dataclasses.replace(settings, training=training or {})
+        archive.writestr(SETTINGS_ENTRY, json.dumps(resume.to_dict(), indent=1))
     write_atomically(path, buffer.getvalue())
 
 
@@ -95,7 +165,11 @@ def export_player(source: str | Path, target: str | Path, provenance: dict | Non
     """A player-only copy of a checkpoint, with its settings and ``provenance`` also written next to it as
     ``<target>.json``."""
     settings, state = read_checkpoint(source)  # checks that it loads
-    settings = {key: value for key, value in settings.items() if key != "training"}
-    settings["provenance"] = provenance or {}
-    write_player(target, settings, state)
-    write_atomically(Path(target).with_suffix(".json"), json.dumps(settings, indent=1) + "\n")
+    exported = dataclasses.replace(settings, training=None, provenance=provenance or {})
+    write_player(target, exported, state)
+    write_settings(target, exported)
+
+
+def write_settings(target: str | Path, settings: CheckpointSettings) -> None:
+    """``<target>.json``: a player checkpoint's settings beside it, readable without opening the zip."""
+    write_atomically(Path(target).with_suffix(".json"), json.dumps(settings.to_dict(), indent=1) + "\n")

@@ -11,24 +11,26 @@ the movers' rows and the values from the tower's, one more pass over the same ro
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Literal
 
 import numpy as np
 
-VALUES = ("views", "mover", "seats")
+from agents.checkpoint import CheckpointSettings
+
+Values = Literal["views", "mover", "seats"]  # where a leaf's values are read from (the module docstring)
 
 
 class Evaluator:
     """Priors and per-seat values of a batch of leaves from ``policy`` (a KingdomPolicy) under ``settings``."""
 
-    def __init__(self, settings: dict[str, Any], policy, values: str = "") -> None:
+    def __init__(self, settings: CheckpointSettings, policy, values: Values | None = None) -> None:
         import torch
 
         torch.set_num_threads(1)  # one core: batch inference gains nothing from more threads on a busy machine
         self.policy, self.settings = policy, settings
-        self.num_players = int(settings["num_players"])
-        self.seat_head = bool(settings.get("network", {}).get("seat_values", False))
-        self.values = values or ("seats" if self.seat_head else "views")
+        self.num_players = settings.num_players
+        self.seat_head = settings.network.seat_values
+        self.values: Values = values or ("seats" if self.seat_head else "views")
         if self.values == "seats" and not self.seat_head:
             raise ValueError(
                 "values=seats needs a checkpoint with a value per seat (written by `kdenv train` with backend: az); "

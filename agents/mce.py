@@ -16,9 +16,12 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Annotated, Literal
 
-from agents.playout import Playouts, choice, number
-from agents.search import SearchPlayer
+from agents.options import Bound
+from agents.playout import Playouts
+from agents.search import SearchOptions, SearchPlayer
 from agents.trace import move_text, top
 from kdenv.actions import discard_action, pick_action
 from kdenv.view import PublicView
@@ -26,13 +29,23 @@ from kdenv.view import PublicView
 DEFAULT_WIDTH = 10
 
 
+@dataclass(frozen=True)
+class MCEOptions(SearchOptions):
+    """``mce``'s options: those of every search player, how playouts are shared out and how many candidates."""
+
+    select: Literal["halving", "even"] = "halving"
+    width: Annotated[int, Bound(least=True)] = DEFAULT_WIDTH
+
+
 class MonteCarloPlayer(SearchPlayer):
     """Flat Monte Carlo evaluation over candidate turns (see the module docstring)."""
 
-    def __init__(self, select: str = "halving", width: str = str(DEFAULT_WIDTH), **options: str) -> None:
-        super().__init__(**options)
-        self.select = choice("select", select, ("halving", "even"))
-        self.width = int(number("width", width, int, 0, least=True))
+    Options = MCEOptions
+
+    def __init__(self, options: MCEOptions = MCEOptions()) -> None:
+        super().__init__(options)
+        self.select = options.select
+        self.width = options.width
         self.tally: tuple[list[float], list[int]] = [], []  # (summed values, playouts) per candidate, last decision
 
     # ----- candidates ----------------------------------------------------------------------------

@@ -16,7 +16,8 @@ for the searching player, random for the others). Evaluations of a finished game
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
+from typing import Literal
 
 import numpy as np
 
@@ -30,12 +31,12 @@ from kdenv.batched.tables import tables
 from kdenv.game import OVER, Game, winners_of
 from kdenv.view import PublicView
 
-POLICIES = ("random", "fg", "eg", "pg")
-EVALUATIONS = ("wdl", "p", "r")
+PlayoutPolicy = Literal["random", "fg", "eg", "pg"]  # the playout policies (the module docstring)
+Evaluation = Literal["wdl", "p", "r"]  # the evaluations of a finished game
 EPSILON = 0.75  # eg: chance of a random move at each decision
 
 
-def seat_policies(policy: str, num_players: int, seat: int) -> tuple[np.ndarray, float]:
+def seat_policies(policy: PlayoutPolicy, num_players: int, seat: int) -> tuple[np.ndarray, float]:
     """(each seat's compiled :class:`~agents.batched_policies.Policy`, the chance of a random greedy move) of the
     playout ``policy`` searched by ``seat``, as :meth:`Snapshot.playout` takes them."""
     others = Policy.RANDOM if policy in ("random", "pg") else Policy.FG
@@ -50,7 +51,7 @@ def random_move(game: Game, rng: random.Random) -> int:
     return actions[int(rng.random() * len(actions))]
 
 
-def play_out(game: Game, policy: str, seat: int, rng: random.Random, fg: FullGreedy) -> Game:
+def play_out(game: Game, policy: PlayoutPolicy, seat: int, rng: random.Random, fg: FullGreedy) -> Game:
     """Play ``game`` (a determinized copy) to the end with ``policy``; ``seat`` is the searching player."""
     if policy == "random":
         return game.playout(rng)
@@ -142,7 +143,7 @@ class Playouts:
     finished with ``policy`` and scored by ``how``. The unseen dominoes are reshuffled at each playout, so
     a public view is enough (a determinized copy also does: its draw order was a random one already)."""
 
-    def __init__(self, game: Game | PublicView, policy: str, seat: int, how: str) -> None:
+    def __init__(self, game: Game | PublicView, policy: PlayoutPolicy, seat: int, how: Evaluation) -> None:
         self.snapshot = Snapshot(game)
         self.policies, self.epsilon = seat_policies(policy, game.num_players, seat)
         self.how = how
@@ -153,7 +154,7 @@ class Playouts:
         return values(standings.tolist(), self.how)
 
 
-def values(standings: Sequence[Sequence[int]], how: str) -> list[float]:
+def values(standings: Sequence[Sequence[int]], how: Evaluation) -> list[float]:
     """Every player's value by evaluation ``how`` from the final standings: (score, ...) rows, which for
     ``wdl`` must be whole standings (score, largest property, crowns) as they decide the winners."""
     if how == "wdl":
@@ -167,34 +168,3 @@ def values(standings: Sequence[Sequence[int]], how: str) -> list[float]:
         best = max(s for q, s in enumerate(scores) if q != p)
         result.append(own / (own + best) if own + best else 0.5)
     return result
-
-
-# ----- reading spec options (strings) ----------------------------------------------------------
-def choice(name: str, value: str, allowed: tuple[str, ...]) -> str:
-    """``value`` if it is one of ``allowed``, else a one-line ValueError."""
-    if value not in allowed:
-        raise ValueError(f"{name}={value!r} is not one of {', '.join(allowed)}")
-    return value
-
-
-def flag(name: str, value: str | bool) -> bool:
-    """``value`` read as a yes/no option (true/false, 1/0, yes/no), else a one-line ValueError."""
-    if isinstance(value, bool):
-        return value
-    if value.lower() not in ("true", "false", "1", "0", "yes", "no"):
-        raise ValueError(f"{name} must be true or false, not {value!r}")
-    return value.lower() in ("true", "1", "yes")
-
-
-def number(
-    name: str, value: str | float | int, kind: Callable = float, minimum: float = 0.0, least: bool = False
-) -> float:
-    """``value`` read as ``kind`` (float or int), above ``minimum`` (or at least it, with ``least``),
-    else a one-line ValueError."""
-    try:
-        read = kind(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name}={value!r} is not a{'n integer' if kind is int else ' number'}") from None
-    if not (read > minimum or (least and read == minimum)):  # also refuses nan
-        raise ValueError(f"{name}={value!r} must be {'at least' if least else 'greater than'} {minimum:g}")
-    return read

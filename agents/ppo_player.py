@@ -6,14 +6,13 @@ their settings (``MaskablePPO.load`` would run cloudpickle on the zip's ``data``
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
 from agents.base import Player
-from agents.checkpoint import CheckpointError, read_checkpoint
-from agents.playout import flag
+from agents.checkpoint import CheckpointError, CheckpointSettings, read_checkpoint
 from kdenv.errors import KingdominoError
 from kdenv.rules import Rules
 from kdenv.view import PublicView
@@ -37,19 +36,14 @@ def checkpoint_path(path: str, num_players: int = 4, kingdom_size: int = 5) -> s
     return str(shipped) if path.isidentifier() and shipped.is_file() else path
 
 
-def encoder_of(settings: dict[str, Any]):
-    """The ObservationEncoder of the observations a checkpoint was trained on (no ``gains`` key: without)."""
+def encoder_of(settings: CheckpointSettings):
+    """The ObservationEncoder of the observations a checkpoint was trained on."""
     from kdenv.encoding import ObservationEncoder
 
-    return ObservationEncoder(int(settings["num_players"]), int(settings["kingdom_size"]), gains_of(settings))
+    return ObservationEncoder(settings.num_players, settings.kingdom_size, settings.gains)
 
 
-def gains_of(settings: dict[str, Any]) -> bool:
-    """Whether a checkpoint observes the gains (those written before the option do not)."""
-    return bool(settings.get("gains", False))
-
-
-def build_policy(settings: dict[str, Any], state: dict | None = None, where: str = "checkpoint"):
+def build_policy(settings: CheckpointSettings, state: dict | None = None, where: str = "checkpoint"):
     """The KingdomPolicy network that ``settings`` describe, with ``state`` loaded (CheckpointError on mismatch)."""
     from gymnasium import spaces
 
@@ -58,20 +52,15 @@ def build_policy(settings: dict[str, Any], state: dict | None = None, where: str
 
     try:
         encoder = encoder_of(settings)
-        network = settings["network"]
+        network = settings.network
         policy = KingdomPolicy(
             encoder.space,
             spaces.Discrete(num_actions(encoder.kingdom_size)),
             lambda _: 0.0,
-            **policy_kwargs(
-                int(network["channels"]),
-                int(network["blocks"]),
-                int(network["hidden"]),
-                bool(network.get("value_tower", False)),
-            ),
+            **policy_kwargs(network.channels, network.blocks, network.hidden, network.value_tower),
         )
-        if network.get("seat_values"):
-            seat_values(policy, int(settings["num_players"]))
+        if network.seat_values:
+            seat_values(policy, settings.num_players)
         if state is not None:
             policy.load_state_dict(state)
     except (KeyError, TypeError, ValueError, RuntimeError, KingdominoError) as err:
@@ -100,9 +89,9 @@ def masked_logits(policy, obs: dict[str, np.ndarray], mask: np.ndarray) -> np.nd
     return logits
 
 
-def check_table(settings: dict[str, Any], num_players: int, kingdom_size: int, where: str) -> None:
+def check_table(settings: CheckpointSettings, num_players: int, kingdom_size: int, where: str) -> None:
     """A one-line CheckpointError when a checkpoint's table is not ``num_players`` at ``kingdom_size``."""
-    players, size = int(settings.get("num_players", 0)), int(settings.get("kingdom_size", 0))
+    players, size = settings.num_players, settings.kingdom_size
     if (players, size) != (num_players, kingdom_size):
         table = f"{num_players} players at kingdom size {kingdom_size}"
         raise CheckpointError(
@@ -136,23 +125,33 @@ def batched_policy(
     path = checkpoint_path(path, num_players, kingdom_size)
     settings, state = read_checkpoint(path)
     check_table(settings, num_players, kingdom_size, f"checkpoint {path!r}")
-    if gains_of(settings) != gains:
-        with_gains = "with" if gains_of(settings) else "without"
+    if settings.gains != gains:
+        with_gains = "with" if settings.gains else "without"
         raise CheckpointError(
             f"checkpoint {path!r} was trained on observations {with_gains} gains and cannot read this env's; "
-            f"make the env with gains={gains_of(settings)}"
+            f"make the env with gains={settings.gains}"
         )
     return BatchedPolicy(build_policy(settings, state, f"checkpoint {path!r}"), spec, sample)
+
+
+@dataclass(frozen=True)
+class PPOOptions:
+    """``ppo``'s options: the checkpoint (``default``: the table's shipped one) and whether to sample."""
+
+    path: str = "default"
+    sample: bool = False
 
 
 class PPOPlayer(Player):
     """Plays a policy's most probable legal move (``sample=true``: samples from the masked policy instead)."""
 
-    def __init__(self, path: str = "default", sample: str | bool = False) -> None:
+    Options = PPOOptions
+
+    def __init__(self, options: PPOOptions = PPOOptions()) -> None:
         super().__init__()
-        self.sample = flag("sample", sample)
-        self.path = path
-        self._read(checkpoint_path(path))
+        self.sample = options.sample
+        self.path = options.path
+        self._read(checkpoint_path(options.path))
 
     def _read(self, path: str) -> None:
         settings, state = read_checkpoint(path)
@@ -168,15 +167,12 @@ class PPOPlayer(Player):
                     f"no shipped checkpoint for {num_players} players at kingdom size {rules.kingdom_size}; "
                     "train one with `kdenv train` and play it as ppo:PATH"
                 )
-            if (int(self.settings["num_players"]), int(self.settings["kingdom_size"])) != (
-                num_players,
-                rules.kingdom_size,
-            ):
+            if (self.settings.num_players, self.settings.kingdom_size) != (num_players, rules.kingdom_size):
                 self._read(str(shipped))
         check_table(self.settings, num_players, rules.kingdom_size, self.where)
 
     @classmethod
-    def from_policy(cls, settings: dict[str, Any], policy, sample: bool = False) -> PPOPlayer:
+    def from_policy(cls, settings: CheckpointSettings, policy, sample: bool = False) -> PPOPlayer:
         """A player around a policy already in memory (league opponents, evaluation during training)."""
         player = cls.__new__(cls)
         Player.__init__(player)
@@ -185,7 +181,7 @@ class PPOPlayer(Player):
         player.spec = "ppo:<in memory>"
         return player
 
-    def load_policy(self, settings: dict[str, Any], policy) -> None:
+    def load_policy(self, settings: CheckpointSettings, policy) -> None:
         """Play ``policy`` (a checkpoint's ``settings`` and network) from now on."""
         import torch
 

@@ -4,15 +4,15 @@
 from __future__ import annotations
 
 import importlib
-import re
 from collections.abc import Callable
 
 from agents.base import Player
+from agents.options import keys, read_options
 from kdenv.errors import KingdominoError
 from kdenv.rules import Rules
 
-# name -> "module:factory"; factories take the spec's options as keyword arguments (strings)
-# and a player whose spec is "name:PATH" gets it as the keyword ``path``.
+# name -> "module:class"; a class with spec options (Player.Options) takes them read into that dataclass
+# (agents.options), one whose spec is "name:PATH" gets it as the option ``path``.
 PLAYERS: dict[str, str] = {
     "random": "agents.random_player:RandomPlayer",
     "gprd": "agents.greedy:GreedyPlacementPlayer",
@@ -30,7 +30,7 @@ class PlayerSpecError(KingdominoError):
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
-    """Split ``name:key=value,key=value`` (or ``name:PATH``) into the name and its options."""
+    """Split ``name:key=value,key=value`` (or ``name:PATH``) into the name and its options (text)."""
     name, _, rest = spec.strip().partition(":")
     options: dict[str, str] = {}
     if rest:
@@ -52,16 +52,15 @@ def make_player(spec: str, num_players: int | None = None, rules: Rules | None =
     if name not in PLAYERS:
         raise PlayerSpecError(f"unknown player {name!r} in spec {spec!r}; known players: {', '.join(PLAYERS)}")
     module, _, attr = PLAYERS[name].partition(":")
-    factory: Callable[..., Player] = getattr(importlib.import_module(module), attr)
+    kind: type[Player] = getattr(importlib.import_module(module), attr)
+    factory: Callable[..., Player] = kind  # a class with Options takes them
+    unknown = [key for key in options if key not in (keys(kind.Options) if kind.Options else set())]
+    if unknown:
+        key = unknown[0]
+        reason = f"{name} takes no file or path (got {options[key]!r})" if key == "path" else f"unknown option {key!r}"
+        raise PlayerSpecError(f"player spec {spec!r}: {reason}")
     try:
-        player = factory(**options)
-    except TypeError as err:
-        unknown = re.search(r"unexpected keyword argument '(\w+)'", str(err))
-        if unknown and unknown.group(1) == "path":
-            reason = f"{name} takes no file or path (got {options['path']!r})"
-        else:
-            reason = f"unknown option {unknown.group(1)!r}" if unknown else str(err)
-        raise PlayerSpecError(f"player spec {spec!r}: {reason}") from None
+        player = factory(read_options(kind.Options, options)) if kind.Options else factory()
     except ValueError as err:
         raise PlayerSpecError(f"player spec {spec!r}: {err}") from None
     player.spec = spec

@@ -8,6 +8,7 @@ observation space gives the players, the kingdom size and whether it observes th
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -60,21 +61,29 @@ def load_module(path: str) -> Any:
     return module
 
 
+@dataclass(frozen=True)
+class RLlibOptions:
+    """``rllib``'s options: the run directory or checkpoint, and whether to sample."""
+
+    path: str
+    sample: bool = False
+
+
 class RLlibPlayer(Player):
     """Plays the module's most probable legal move (``sample=true``: samples from its masked policy)."""
 
-    def __init__(self, path: str, sample: str = "false") -> None:
+    Options = RLlibOptions
+
+    def __init__(self, options: RLlibOptions) -> None:
         super().__init__()
         import torch
 
         from kdenv.encoding import ObservationEncoder, table_of
 
-        if sample.lower() not in ("true", "false"):
-            raise ValueError(f"sample must be true or false, not {sample!r}")
         torch.set_num_threads(1)  # batch-one inference, as the ppo players
-        self.sample = sample.lower() == "true"
-        self.where = f"RLlib checkpoint {path!r}"
-        self.module = load_module(path)
+        self.sample = options.sample
+        self.where = f"RLlib checkpoint {options.path!r}"
+        self.module = load_module(options.path)
         board = self.module.observation_space["observation"]["board"].shape
         players, gains = table_of(board[0])
         self.table = (players, (board[1] + 1) // 2)

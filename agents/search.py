@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Annotated
 
 from agents.base import Player
 from agents.greedy import FullGreedy, study_masks
-from agents.playout import EVALUATIONS, POLICIES, choice, number
+from agents.options import ClockName, Key
+from agents.playout import Evaluation, PlayoutPolicy
 from kdenv.actions import discard_action, pick_action
 from kdenv.game import PICK, PLACE
 from kdenv.kingdom import placement_actions
@@ -25,31 +28,37 @@ class Budget:
     ``clock=cpu``: one core's worth even on a shared machine), or a ``count`` of playouts or simulations (the
     option's ``name``; 0: the other one)."""
 
-    def __init__(self, seconds: str | None, count: str | None, clock: str = "wall", name: str = "playouts") -> None:
+    def __init__(
+        self, seconds: float | None, count: int | None, clock: ClockName = "wall", name: str = "playouts"
+    ) -> None:
         if seconds is not None and count is not None:
             raise ValueError(f"give seconds= or {name}=, not both")
-        self.count = int(number(name, count, int, 0)) if count is not None else 0
-        self.seconds = float(number("seconds", seconds)) if seconds is not None else (0.0 if self.count else 1.0)
-        self.now = time.process_time if choice("clock", clock, ("wall", "cpu")) == "cpu" else time.perf_counter
+        self.count = count or 0
+        self.seconds = seconds if seconds is not None else (0.0 if self.count else 1.0)
+        self.now = time.process_time if clock == "cpu" else time.perf_counter
+
+
+@dataclass(frozen=True)
+class SearchOptions:
+    """The options of ``mce`` and ``uct``: playout policy, evaluation, budget, pruning."""
+
+    policy: PlayoutPolicy = "fg"
+    evaluation: Annotated[Evaluation, Key("eval")] = "r"
+    seconds: float | None = None
+    playouts: int | None = None
+    prune: bool = True
+    clock: ClockName = "wall"
 
 
 class SearchPlayer(Player):
     """Base of ``mce`` and ``uct``: options, budget, candidate moves and the remembered pick."""
 
-    def __init__(
-        self,
-        policy: str = "fg",
-        eval: str = "r",  # the spec's option name
-        seconds: str | None = None,
-        playouts: str | None = None,
-        prune: str = "1",
-        clock: str = "wall",
-    ) -> None:
+    def __init__(self, options: SearchOptions) -> None:
         super().__init__()
-        self.policy = choice("policy", policy, POLICIES)
-        self.evaluation = choice("eval", eval, EVALUATIONS)
-        self.budget = Budget(seconds, playouts, clock)
-        self.prune = choice("prune", prune, ("0", "1")) == "1"
+        self.policy = options.policy
+        self.evaluation = options.evaluation
+        self.budget = Budget(options.seconds, options.playouts, options.clock)
+        self.prune = options.prune
         self.fg = FullGreedy()
         self._plan: tuple | None = None
         # works out what the last act thought, when asked (set by choose_turn and choose_pick), so that

@@ -18,9 +18,12 @@ from __future__ import annotations
 
 import functools
 import math
+from dataclasses import dataclass
+from typing import Annotated
 
-from agents.playout import Playouts, number
-from agents.search import SearchPlayer
+from agents.options import Bound
+from agents.playout import Playouts
+from agents.search import SearchOptions, SearchPlayer
 from agents.trace import move_text, top
 from kdenv.actions import pick_action, pick_slot
 from kdenv.game import OVER, PICK, Game
@@ -49,12 +52,21 @@ class Node:
         self.edges: dict[int, Edge] = {}
 
 
+@dataclass(frozen=True)
+class UCTOptions(SearchOptions):
+    """``uct``'s options: those of every search player and UCB1's exploration constant."""
+
+    c: Annotated[float, Bound(least=True)] = EXPLORATION
+
+
 class UCTPlayer(SearchPlayer):
     """UCT over determinized states (see the module docstring)."""
 
-    def __init__(self, c: str = str(EXPLORATION), **options: str) -> None:
-        super().__init__(**options)
-        self.c = number("c", c, float, 0.0, least=True)
+    Options = UCTOptions
+
+    def __init__(self, options: UCTOptions = UCTOptions()) -> None:
+        super().__init__(options)
+        self.c = options.c
 
     def choose_turn(self, view: PublicView) -> tuple[int, int]:
         root = self._search(view)

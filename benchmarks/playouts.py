@@ -14,9 +14,10 @@ import argparse
 import random
 import time
 from collections.abc import Callable
+from typing import cast
 
 from agents.greedy import FullGreedy
-from agents.playout import Snapshot, play_out, seat_policies
+from agents.playout import PlayoutPolicy, Snapshot, play_out, seat_policies
 from kdenv.game import PICK, Game
 from kdenv.rules import STUDY_RULES
 from kdenv.view import PublicView
@@ -36,7 +37,8 @@ def first_round(seed: int) -> PublicView:
 
 def _playout(policy: str, fg: FullGreedy) -> Callable[[PublicView, random.Random], object]:
     """One scored playout of ``policy`` from a view (see the module docstring)."""
-    name, _, engine = policy.partition(" ")
+    text, _, engine = policy.partition(" ")
+    name = cast(PlayoutPolicy, text)  # one of the benchmark's own names
     if engine:
         return lambda view, rng: play_out(view.determinize(rng), name, 0, rng, fg).scores()
     policies, epsilon = seat_policies(name, 4, 0)

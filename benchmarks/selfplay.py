@@ -14,6 +14,7 @@ import time
 
 import numpy as np
 
+from agents.checkpoint import CheckpointSettings
 from training.az.config import AZConfig, SelfPlayConfig
 from training.az.learner import Learner
 from training.az.selfplay import Positions, SelfPlay, Timing
@@ -22,7 +23,7 @@ from training.az.workers import InProcess, LocalWorkers, RayWorkers, search_sett
 
 
 def _selfplay_rate(
-    settings: dict, policy, parallel: int, simulations: int, seconds: float
+    settings: CheckpointSettings, policy, parallel: int, simulations: int, seconds: float
 ) -> tuple[Timing, float, Positions]:
     """(timing, wall seconds, positions labelled) of self-play for about ``seconds`` after a first move."""
     config = SelfPlayConfig(parallel=parallel, simulations=simulations, considered=min(16, simulations))
@@ -61,7 +62,9 @@ def _learner_rate(policy, positions: Positions, batch: int, seconds: float, devi
     return updates * batch / (time.perf_counter() - started)
 
 
-def _backend_rate(backend: str, settings: dict, weights: dict, selfplay: SelfPlayConfig, games: int) -> float:
+def _backend_rate(
+    backend: str, settings: CheckpointSettings, weights: dict, selfplay: SelfPlayConfig, games: int
+) -> float:
     """Searched decisions/s of the backend's second iteration of ``games`` games (the first pays the start-up)."""
     if backend == "ray":
         from training.arena.ray_backend import connected

@@ -92,8 +92,9 @@ def _train_sb3(data: Any, overrides: list[str], resume: str | None) -> Path:
     from training.ppo.config import config_from_dict
     from training.ppo.train import load_run_config, train
 
-    config = config_from_dict(data, overrides) if data is not None else load_run_config(resume, overrides)
-    return train(config, resume=resume)
+    if data is None and resume is not None:
+        return train(load_run_config(resume, overrides), resume=resume)
+    return train(config_from_dict(data, overrides), resume=resume)
 
 
 def _train_rllib(data: Any, overrides: list[str], resume: str | None) -> Path:
@@ -109,5 +110,6 @@ def _train_az(data: Any, overrides: list[str], resume: str | None) -> Path:
     from training.az.config import az_config
     from training.az.train import load_az_run_config, train_az
 
-    config = az_config(data, overrides) if data is not None else load_az_run_config(resume, overrides)
-    return train_az(config, resume=resume)
+    if data is None and resume is not None:
+        return train_az(load_az_run_config(resume, overrides), resume=resume)
+    return train_az(az_config(data, overrides), resume=resume)

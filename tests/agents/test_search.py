@@ -7,7 +7,7 @@ import random
 import pytest
 
 from agents import make_player
-from agents.mce import MonteCarloPlayer
+from agents.mce import MCEOptions, MonteCarloPlayer
 from kdenv.game import Game
 from kdenv.rules import STUDY_RULES
 from kdenv.view import PublicView
@@ -85,7 +85,7 @@ def test_determinized_copies_are_all_the_player_plans_on():
 
 
 def test_successive_halving_finds_the_best_candidate_within_the_budget():
-    player = MonteCarloPlayer(playouts="64", policy="random")
+    player = MonteCarloPlayer(MCEOptions(playouts=64, policy="random"))
     player.reset(0, seed=1)
     runs = []
 
@@ -99,7 +99,7 @@ def test_successive_halving_finds_the_best_candidate_within_the_budget():
 
 
 def test_even_spread_gives_every_candidate_the_same_playouts():
-    player = MonteCarloPlayer(playouts="40", policy="random", select="even")
+    player = MonteCarloPlayer(MCEOptions(playouts=40, policy="random", select="even"))
     player.reset(0, seed=1)
     runs: list[int] = []
     best = player._share_out(5, lambda i: runs.append(i) or (1.0 if i == 2 else 0.0))

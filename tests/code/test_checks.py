@@ -1,4 +1,4 @@
-"""The code's own checks, run by CI with the tests: import layers, types of kdenv and agents, lint and format."""
+"""The code's own checks, run by CI with the tests: import layers, types of every package, lint and format."""
 
 from __future__ import annotations
 
@@ -37,7 +37,8 @@ def test_no_import_cycle_among_our_modules():
 
 
 @pytest.mark.slow
-def test_kdenv_and_agents_type_check(monkeypatch):
+def test_our_packages_type_check(monkeypatch):
+    """kdenv, agents, training and benchmarks (pyproject.toml's [tool.mypy] files)."""
     api = pytest.importorskip("mypy.api")
     monkeypatch.chdir(ROOT)
     report, errors, status = api.run([])  # files and settings from pyproject.toml

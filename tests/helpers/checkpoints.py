@@ -12,8 +12,15 @@ SETTINGS = {
 }
 
 
+def tiny(settings: dict = SETTINGS):
+    """The CheckpointSettings that ``settings`` (a ``kdenv.json``) say."""
+    from agents.checkpoint import CheckpointSettings
+
+    return CheckpointSettings.from_dict(settings)
+
+
 def write_checkpoint(path, settings: dict, state: dict | None = None) -> None:
-    """A player-only checkpoint, written by the checkpoint module itself."""
+    """A player-only checkpoint of ``settings`` (as ``kdenv.json`` says them), written by the checkpoint module."""
     import torch
 
     from agents.checkpoint import write_player
@@ -21,5 +28,5 @@ def write_checkpoint(path, settings: dict, state: dict | None = None) -> None:
 
     if state is None:
         torch.manual_seed(0)
-        state = build_policy(settings).state_dict()
-    write_player(path, settings, state)
+        state = build_policy(tiny(settings)).state_dict()
+    write_player(path, tiny(settings), state)

@@ -103,10 +103,10 @@ def test_the_module_reads_a_ppo_checkpoints_weights_and_plays_its_moves():
     env = raw_env(2, gains=True)
     module = KingdomRLModule(
         observation_space=env.observation_space("player_0"), action_space=env.action_space("player_0"),
-        model_config=settings["network"], inference_only=True,
+        model_config=settings.network.to_dict(), inference_only=True,
     )  # fmt: skip
     module.load_state_dict({key: torch.as_tensor(value) for key, value in weights_from_ppo(state).items()})
-    player = PPOPlayer("default")
+    player = PPOPlayer()
     player.seat_at(2, Rules())
     game = Game(2, Rules(), seed=5)
     rng = np.random.default_rng(0)

@@ -161,7 +161,7 @@ def test_a_workers_players_are_kept_per_table_and_the_oldest_closed():
     four = seats.table(["ppo:default", "fg", "fg", "fg"], Rules.from_names("middle_kingdom,harmony"))
     assert seats.table(["ppo:default", "fg", "fg", "fg"], Rules.from_names("middle_kingdom,harmony")) == four
     two = seats.table(["ppo:default", "fg"], Rules())  # another table: its own players, the 2-player checkpoint
-    assert two[0] is not four[0] and two[0].settings["num_players"] == 2 and four[0].settings["num_players"] == 4
+    assert two[0] is not four[0] and two[0].settings.num_players == 2 and four[0].settings.num_players == 4
     tables = [key[2] for key in seats.players]  # past keep=4, the least recently seated went
     assert tables == [4, 4, 2, 2]
 

@@ -32,7 +32,7 @@ def test_the_tower_leaves_the_actor_as_it_was_and_has_a_value_per_seat(tmp_path)
     with torch.no_grad():
         logits, values = heads(network, observations(data))
         expected, _ = heads(original, observations(data))
-    assert settings["network"]["value_tower"] and settings["network"]["seat_values"]
+    assert settings.network.value_tower and settings.network.seat_values
     assert not network.share_features_extractor
     assert torch.equal(logits, expected)
     assert values.shape == (len(data.values), config.env.num_players)
@@ -65,5 +65,5 @@ def test_a_checkpoint_with_a_tower_plays_and_starts_a_run_as_it_is(tmp_path):
     path = tmp_path / "tower.zip"
     write_player(path, settings, network.state_dict())
     _, again, policy = started(tmp_path, f"init={path}")
-    assert again["network"] == settings["network"]
+    assert again.network == settings.network
     assert all(torch.equal(v, policy.state_dict()[k]) for k, v in network.state_dict().items())

@@ -67,10 +67,10 @@ def test_imitation_loss_rewards_mass_on_the_target_set():
 
 def test_dagger_records_the_students_games_with_the_teachers_labels():
     from agents.ppo_player import build_policy
-    from tests.helpers.checkpoints import SETTINGS
+    from tests.helpers.checkpoints import tiny
 
     torch.manual_seed(0)
-    student = build_policy(SETTINGS)
+    student = build_policy(tiny())
     taught = next(teacher_decisions("fg", 4, STUDY_RULES, "rank", 1, seed=7, num_envs=1, chunk_games=1))
     dagger = next(teacher_decisions("fg", 4, STUDY_RULES, "rank", 1, seed=7, num_envs=1, chunk_games=1,
                                     student=student, student_share=1.0))  # fmt: skip
@@ -89,12 +89,12 @@ def test_a_last_chunk_stops_at_the_games_asked_for_though_more_envs_finish_at_on
 def test_the_warm_start_imitates_the_games_its_progress_bar_counts_to():
     """``kdenv train configs/smoke.yaml`` showed ``imitating fg (games): 64/16``: 64 envs finishing together."""
     from agents.ppo_player import build_policy
-    from tests.helpers.checkpoints import SETTINGS
+    from tests.helpers.checkpoints import tiny
     from training.ppo.bc import behaviour_clone
 
     counted: list[int] = []
     summary = behaviour_clone(
-        build_policy(SETTINGS), teacher="fg", games=4, num_players=4, rules=STUDY_RULES, reward="rank", epochs=1,
+        build_policy(tiny()), teacher="fg", games=4, num_players=4, rules=STUDY_RULES, reward="rank", epochs=1,
         batch_size=64, learning_rate=1e-3, value_weight=0.5, on_games=counted.append,
     )  # fmt: skip
     assert sum(counted) == summary["bc/games"] == 4

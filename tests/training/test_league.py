@@ -51,10 +51,10 @@ def test_league_entries_without_a_policy_fall_back():
 
 def test_the_latest_policy_is_one_batched_opponent_for_every_seat():
     from agents.ppo_player import build_policy
-    from tests.helpers.checkpoints import SETTINGS
+    from tests.helpers.checkpoints import tiny
 
-    sampler = OpponentSampler(3, {"latest": 1.0}, settings=SETTINGS, seed=1)
-    sampler.update(latest=build_policy(SETTINGS).state_dict())
+    sampler = OpponentSampler(3, {"latest": 1.0}, settings=tiny(), seed=1)
+    sampler.update(latest=build_policy(tiny()).state_dict())
     opponents = sampler.pick()
     assert len({id(o) for o in opponents}) == 1 and opponents[0].spec == "ppo:latest"
 

@@ -8,7 +8,7 @@ import zipfile
 import pytest
 
 from agents.arena import play_game
-from agents.ppo_player import DEFAULT_CHECKPOINT, CheckpointError, PPOPlayer
+from agents.ppo_player import DEFAULT_CHECKPOINT, CheckpointError, PPOOptions, PPOPlayer
 from agents.registry import PlayerSpecError, make_player
 from kdenv.game import Game
 from kdenv.rules import STUDY_RULES
@@ -37,7 +37,7 @@ def test_deterministic_player_repeats_itself(tiny_checkpoint):
 
 def test_missing_checkpoint(tmp_path):
     with pytest.raises(CheckpointError, match="not found") as info:
-        PPOPlayer(str(tmp_path / "nothing.zip"))
+        PPOPlayer(PPOOptions(str(tmp_path / "nothing.zip")))
     assert _one_line(info.value)
     with pytest.raises(PlayerSpecError):
         make_player("ppo:default,sample=perhaps")
@@ -47,7 +47,7 @@ def test_not_a_zip(tmp_path):
     path = tmp_path / "junk.zip"
     path.write_bytes(b"not a zip at all")
     with pytest.raises(CheckpointError, match="cannot be read") as info:
-        PPOPlayer(str(path))
+        PPOPlayer(PPOOptions(str(path)))
     assert _one_line(info.value)
 
 
@@ -56,7 +56,7 @@ def test_zip_without_settings(tmp_path):
     with zipfile.ZipFile(path, "w") as archive:
         archive.writestr("policy.pth", b"")
     with pytest.raises(CheckpointError, match="kdenv.json"):
-        PPOPlayer(str(path))
+        PPOPlayer(PPOOptions(str(path)))
 
 
 def test_weights_that_do_not_fit_the_settings(tmp_path):
@@ -68,16 +68,21 @@ def test_weights_that_do_not_fit_the_settings(tmp_path):
         archive.writestr("kdenv.json", json.dumps(SETTINGS))
         archive.writestr("policy.pth", weights)
     with pytest.raises(CheckpointError, match="does not match") as info:
-        PPOPlayer(str(path))
+        PPOPlayer(PPOOptions(str(path)))
     assert _one_line(info.value)
 
 
 @pytest.mark.filterwarnings("ignore:Detected pickle protocol")
 def test_wrong_format_and_pickled_code_are_refused(tmp_path):
     path = tmp_path / "old.zip"
-    write_checkpoint(path, {**SETTINGS, "format": "something-else"})
+    write_checkpoint(path, SETTINGS)
+    with zipfile.ZipFile(path) as archive:
+        weights = archive.read("policy.pth")
+    with zipfile.ZipFile(path, "w") as archive:  # the typed settings write the one format: another, by hand
+        archive.writestr("kdenv.json", json.dumps({**SETTINGS, "format": "something-else"}))
+        archive.writestr("policy.pth", weights)
     with pytest.raises(CheckpointError, match="format"):
-        PPOPlayer(str(path))
+        PPOPlayer(PPOOptions(str(path)))
 
     class Evil:
         def __reduce__(self):
@@ -90,7 +95,7 @@ def test_wrong_format_and_pickled_code_are_refused(tmp_path):
         archive.writestr("kdenv.json", json.dumps(SETTINGS))
         archive.writestr("policy.pth", pickle.dumps(Evil()))
     with pytest.raises(CheckpointError, match="cannot be read"):
-        PPOPlayer(str(evil))
+        PPOPlayer(PPOOptions(str(evil)))
 
 
 def test_default_checkpoint_plays_legal_games():
@@ -123,7 +128,7 @@ def test_the_default_takes_the_shipped_checkpoint_of_its_table_or_says_there_is_
         rules = Rules(kingdom_size=size)
         if path.is_file():
             player = make_player("ppo:default", players, rules)
-            assert (player.settings["num_players"], player.settings["kingdom_size"]) == (players, size)
+            assert (player.settings.num_players, player.settings.kingdom_size) == (players, size)
             assert play_game([player] + [make_player("random") for _ in range(players - 1)], Game(players, rules, 1))
         else:
             with pytest.raises(CheckpointError, match="no shipped checkpoint"):

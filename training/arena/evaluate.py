@@ -17,7 +17,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from agents.checkpoint import write_player
+from agents.checkpoint import CheckpointSettings, write_player
 from kdenv.files import append_jsonl
 from kdenv.rules import Rules
 from training.arena.report import no_nan, win_summary
@@ -36,7 +36,7 @@ def batched(opponent: str) -> bool:
 
 
 def evaluate(
-    settings: dict,
+    settings: CheckpointSettings,
     state: dict,
     opponent: str,
     games: int,
@@ -54,7 +54,7 @@ def evaluate(
         return summarize(_play_batched(settings, state, opponent, games, rules, seed, deterministic)).agent(
             LEARNER_NAME
         )
-    n = int(settings["num_players"])
+    n = settings.num_players
     with tempfile.TemporaryDirectory(prefix="kdenv-eval-") as folder:
         path = Path(folder) / "learner.zip"
         write_player(path, settings, state)
@@ -66,18 +66,19 @@ def evaluate(
 
 
 def _play_batched(
-    settings: dict, state: dict, opponent: str, games: int, rules: Rules, seed: int, deterministic: bool
+    settings: CheckpointSettings, state: dict, opponent: str, games: int, rules: Rules, seed: int, deterministic: bool
 ) -> list[dict]:
     """Tournament records (each game its own deal) of ``games`` games in the learner's vector view."""
     import numpy as np
 
-    from agents.ppo_player import BatchedPolicy, build_policy, gains_of
+    from agents.ppo_player import BatchedPolicy, build_policy
     from training.envs.one_learner import OneLearnerVectorEnv
 
-    n = int(settings["num_players"])
+    n = settings.num_players
     learner = BatchedPolicy(build_policy(settings, state), LEARNER_NAME, sample=not deterministic, seed=seed)
-    gains = gains_of(settings)
-    venv = OneLearnerVectorEnv(min(games, 64), n, opponents=[opponent] * (n - 1), rules=rules, gains=gains, copy=False)
+    venv = OneLearnerVectorEnv(
+        min(games, 64), n, opponents=[opponent] * (n - 1), rules=rules, gains=settings.gains, copy=False
+    )
     obs, _ = venv.reset(seed=seed)
     records: list[dict] = []
     while len(records) < games:
@@ -134,7 +135,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     path = Path(checkpoint_path(args.checkpoint))
     settings, state = read_checkpoint(path)
-    rules = Rules.from_dict(settings["rules"])
+    rules = settings.rules
     for opponent in args.opponent or ["fg", "random"]:
         started = time.monotonic()
         result = evaluate(

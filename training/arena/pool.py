@@ -49,4 +49,10 @@ def _start_worker() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     parent = multiprocessing.parent_process()
     if parent is not None:
-        threading.Thread(target=lambda: (parent.join(), os._exit(1)), daemon=True).start()
+        threading.Thread(target=_exit_after, args=(parent,), daemon=True).start()
+
+
+def _exit_after(parent: multiprocessing.process.BaseProcess) -> None:
+    """End this worker at once when its parent has ended."""
+    parent.join()
+    os._exit(1)

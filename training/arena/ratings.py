@@ -41,7 +41,7 @@ class Ratings:
         model = self.model
         prior = [self.ratings.get(spec) or Rating(model.mu, model.sigma) for spec in agents]
         teams = [[model.rating(mu=r.mu, sigma=r.sigma)] for r in prior]
-        updated = model.rate(teams, ranks=competition_ranks(placings))
+        updated = model.rate(teams, ranks=[float(rank) for rank in competition_ranks(placings)])
         seats: dict[str, list] = {}
         for spec, (new,) in zip(agents, updated, strict=True):
             seats.setdefault(spec, []).append(new)

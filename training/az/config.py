@@ -144,7 +144,7 @@ def init_checkpoint(config: AZConfig) -> str:
 def _check_init(config: AZConfig) -> None:
     """``init`` is a checkpoint of this table and observation."""
     from agents.checkpoint import CheckpointError, read_checkpoint
-    from agents.ppo_player import check_table, gains_of
+    from agents.ppo_player import check_table
 
     path = init_checkpoint(config)
     try:
@@ -152,8 +152,8 @@ def _check_init(config: AZConfig) -> None:
         check_table(settings, config.env.num_players, config.rules().kingdom_size, f"checkpoint {path!r}")
     except CheckpointError as err:
         raise ConfigError(f"config key 'init': {err}") from None
-    if gains_of(settings) != config.env.gains:
+    if settings.gains != config.env.gains:
         raise ConfigError(
-            f"config key 'init': {path} observes gains={gains_of(settings)}, this run env.gains={config.env.gains}; "
+            f"config key 'init': {path} observes gains={settings.gains}, this run env.gains={config.env.gains}; "
             "give the same in the config"
         )

@@ -23,9 +23,9 @@ import numpy as np
 
 from agents.az_search import Search, drive
 from agents.az_search import Settings as SearchSettings
+from agents.checkpoint import CheckpointSettings
 from agents.evaluator import Evaluator
 from kdenv.batched.machine import copy_game, games
-from kdenv.rules import Rules
 from kdenv.vector import VectorEnv
 
 FIELDS = ("board", "features", "mask", "policy", "values")
@@ -75,12 +75,11 @@ class _Pending:
 class SelfPlay:
     """``parallel`` games at one table, played by the search with ``network`` (an Evaluator's policy)."""
 
-    def __init__(self, settings: dict, policy, parallel: int, simulations: int, search: SearchSettings,
+    def __init__(self, settings: CheckpointSettings, policy, parallel: int, simulations: int, search: SearchSettings,
                  seed: int = 0) -> None:  # fmt: skip
         self.settings, self.simulations = settings, simulations
-        n = self.num_players = int(settings["num_players"])
-        rules = Rules.from_dict(settings["rules"])
-        self.env = VectorEnv(parallel, n, rules=rules, gains=bool(settings.get("gains", False)), copy=False)
+        n = self.num_players = settings.num_players
+        self.env = VectorEnv(parallel, n, rules=settings.rules, gains=settings.gains, copy=False)
         self.tables = self.env.tables
         self.evaluator = Evaluator(settings, policy, "seats")
         self.searches = [Search(self.tables, self.evaluator.views, search) for _ in range(parallel)]

@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import torch
 
-from agents.checkpoint import read_checkpoint
+from agents.checkpoint import CheckpointSettings, NetworkSettings, read_checkpoint
 from agents.policy_network import values as value_outputs
 from agents.ppo_player import BatchedPolicy, build_policy
 from kdenv.vector import VectorEnv
@@ -27,31 +27,32 @@ from training.az.config import AZConfig, init_checkpoint
 from training.ppo.run import table_settings
 
 
-def run_settings(config: AZConfig, network: dict[str, Any]) -> dict[str, Any]:
+def run_settings(config: AZConfig, network: NetworkSettings) -> CheckpointSettings:
     """The checkpoint settings of the run's networks (``kdenv.json``): the table and ``network``."""
     return table_settings(config, "rank", network)
 
 
-def starting_network(config: AZConfig, log: Callable[[str], None] = print) -> tuple[dict[str, Any], Any]:
+def starting_network(config: AZConfig, log: Callable[[str], None] = print) -> tuple[CheckpointSettings, Any]:
     """(settings, policy) of the run's first network, its value tower not yet fitted (see the module)."""
     if config.init == "scratch":
-        network = dataclasses.asdict(config.network)
+        network = NetworkSettings(**dataclasses.asdict(config.network))
         policy = build_policy(run_settings(config, network), None, "the new network")
         _imitate(config, policy, log)
     else:
         path = init_checkpoint(config)
         saved, state = read_checkpoint(path)
-        network = saved["network"]
+        network = saved.network
         policy = build_policy(saved, state, f"checkpoint {path!r}")
-        if network.get("value_tower"):
+        if network.value_tower:
             return run_settings(config, network), policy
-        network = {k: v for k, v in network.items() if k != "seat_values"}
+        network = dataclasses.replace(network, seat_values=False)
     return with_value_tower(run_settings(config, network), policy)
 
 
-def with_value_tower(settings: dict[str, Any], policy) -> tuple[dict[str, Any], Any]:
+def with_value_tower(settings: CheckpointSettings, policy) -> tuple[CheckpointSettings, Any]:
     """(settings, network): ``policy``'s actor as it is, and a fresh value tower with a value per seat."""
-    settings = {**settings, "network": {**settings["network"], "seat_values": True, "value_tower": True}}
+    network = dataclasses.replace(settings.network, seat_values=True, value_tower=True)
+    settings = dataclasses.replace(settings, network=network)
     network = build_policy(settings, None, "the network with a value tower")
     critic = ("vf_features_extractor.", "mlp_extractor.value.", "value_net.")
     actor = {k: v for k, v in policy.state_dict().items() if not k.startswith(critic)}
@@ -83,14 +84,14 @@ class Outcomes(NamedTuple):
     games: np.ndarray  # (N,): the game each decision comes from
 
 
-def network_games(settings: dict, policy, games: int, seed: int, keep: int = 8, parallel: int = 256) -> Outcomes:
+def network_games(
+    settings: CheckpointSettings, policy, games: int, seed: int, keep: int = 8, parallel: int = 256
+) -> Outcomes:
     """``keep`` decisions drawn at random from each of ``games`` games of ``policy``, sampled in every seat: the
     decisions of one game share its outcome, so a few from many games teach a value more than all of a few
     (AlphaGo's value network took one a game)."""
-    from kdenv.rules import Rules
-
-    n = int(settings["num_players"])
-    env = VectorEnv(min(games, parallel), n, rules=Rules.from_dict(settings["rules"]), gains=bool(settings["gains"]))
+    n = settings.num_players
+    env = VectorEnv(min(games, parallel), n, rules=settings.rules, gains=settings.gains)
     play = BatchedPolicy(policy, "warm-up", sample=True, seed=seed)
     rng = np.random.default_rng([seed, 1])
     obs, info = env.reset(seed=seed)

@@ -25,6 +25,7 @@ the raw network, ``az:PATH`` searches with it. SIGINT and SIGTERM stop the itera
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import math
 import tempfile
 import time
@@ -111,9 +112,9 @@ class Trainer:
 
     def _reopen(self) -> None:
         saved, weights = read_checkpoint(self.run.path / LAST)
-        self.state = saved.pop("training")
-        self.settings = saved
-        if saved["num_players"] != self.config.env.num_players or saved["gains"] != self.config.env.gains:
+        self.state = saved.training or {}
+        self.settings = dataclasses.replace(saved, training=None)
+        if saved.num_players != self.config.env.num_players or saved.gains != self.config.env.gains:
             raise ConfigError(f"cannot resume {str(self.run.path)!r} with a different table size or gains")
         self.learner = self._learner(build_policy(saved, weights, f"{self.run.path / LAST}"))
         optimizer = load_optimizer(self.run.path / LAST)
@@ -269,7 +270,7 @@ class Trainer:
         first = results.get(c.eval.opponents[0])
         if first is not None and first["mean_margin"] > state["best_margin"]:
             state["best_margin"] = first["mean_margin"]
-            write_player(self.run.path / BEST, {**self.settings, "training": dict(state)}, weights)
+            write_player(self.run.path / BEST, dataclasses.replace(self.settings, training=dict(state)), weights)
 
     def _search_evaluation(self, weights: dict, path: Path | None) -> dict:
         """The az player at ``eval.search_simulations`` against copies of the first opponent (a tournament)."""
@@ -290,7 +291,7 @@ class Trainer:
         """last.zip (network, optimizer, counters; the buffer's chunks are already written); then the chunks
         that have left the window go."""
         state = self.state
-        settings = {**self.settings, "training": dict(state)}
+        settings = dataclasses.replace(self.settings, training=dict(state))
         write_player(self.run.path / LAST, settings, self.learner.weights(), self.learner.optimizer.state_dict())
         prune(self.run.path / BUFFER, state["iteration"], self.config.buffer.size)
 

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from agents.az_search import Settings as SearchSettings
+from agents.checkpoint import CheckpointSettings
 from training.az.config import SelfPlayConfig
 from training.az.selfplay import Positions, SelfPlay, Timing
 
@@ -23,7 +24,7 @@ def search_settings(selfplay: SelfPlayConfig) -> SearchSettings:
                           c_scale=selfplay.c_scale, batch=selfplay.batch, sample=True)  # fmt: skip
 
 
-def make_selfplay(settings: dict, weights: dict, selfplay: SelfPlayConfig, seed: int) -> SelfPlay:
+def make_selfplay(settings: CheckpointSettings, weights: dict, selfplay: SelfPlayConfig, seed: int) -> SelfPlay:
     """One worker's self-play: a network of ``settings`` with ``weights``, ``selfplay.parallel`` games."""
     import torch
 
@@ -43,7 +44,7 @@ def shares(games: int, workers: int) -> list[int]:
 class InProcess:
     """Self-play in the learner's process."""
 
-    def __init__(self, settings: dict, weights: dict, selfplay: SelfPlayConfig, seed: int) -> None:
+    def __init__(self, settings: CheckpointSettings, weights: dict, selfplay: SelfPlayConfig, seed: int) -> None:
         self.play = make_selfplay(settings, weights, selfplay, seed)
 
     def run(self, games: int, weights: dict, stop: Callable[[], bool]) -> tuple[Positions, Timing] | None:
@@ -65,7 +66,7 @@ class InProcess:
         """Nothing to release."""
 
 
-def _worker(connection, settings: dict, weights: dict, selfplay: SelfPlayConfig, seed: int) -> None:
+def _worker(connection, settings: CheckpointSettings, weights: dict, selfplay: SelfPlayConfig, seed: int) -> None:
     """A local self-play process: (games, weights) in, (positions, timing) out, until None comes."""
     import signal
 
@@ -89,7 +90,7 @@ def _worker(connection, settings: dict, weights: dict, selfplay: SelfPlayConfig,
 class LocalWorkers:
     """Self-play in ``selfplay.workers`` processes of this machine (spawned: each its own torch and numba)."""
 
-    def __init__(self, settings: dict, weights: dict, selfplay: SelfPlayConfig, seed: int) -> None:
+    def __init__(self, settings: CheckpointSettings, weights: dict, selfplay: SelfPlayConfig, seed: int) -> None:
         context = multiprocessing.get_context("spawn")
         self.connections, self.processes = [], []
         for k in range(selfplay.workers):
@@ -122,7 +123,9 @@ class RayWorkers:
     """Self-play in ``selfplay.workers`` Ray actors, each with a copy of the network; the weights are put in
     Ray's object store once per iteration and read by every actor."""
 
-    def __init__(self, settings: dict, weights: dict, selfplay: SelfPlayConfig, seed: int, ray: Any) -> None:
+    def __init__(
+        self, settings: CheckpointSettings, weights: dict, selfplay: SelfPlayConfig, seed: int, ray: Any
+    ) -> None:
         self.ray = ray
         actor = ray.remote(num_cpus=1)(SelfPlayActor)
         self.actors = [actor.remote(settings, weights, selfplay, seed + 7919 * k) for k in range(selfplay.workers)]
@@ -144,7 +147,7 @@ class RayWorkers:
 class SelfPlayActor:
     """A Ray actor's self-play (made remote by :class:`RayWorkers`)."""
 
-    def __init__(self, settings: dict, weights: dict, selfplay: SelfPlayConfig, seed: int) -> None:
+    def __init__(self, settings: CheckpointSettings, weights: dict, selfplay: SelfPlayConfig, seed: int) -> None:
         self.selfplay = make_selfplay(settings, weights, selfplay, seed)
 
     def play(self, games: int, weights: dict) -> tuple[Positions | None, Timing]:

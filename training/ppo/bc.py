@@ -19,6 +19,7 @@ from __future__ import annotations
 import time
 from collections import deque
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import numpy as np
 import torch
@@ -31,6 +32,7 @@ from kdenv.batched.rng import draw_states
 from kdenv.encoding import SCORE_SCALE, table_of
 from kdenv.game import PICK, Game
 from kdenv.rules import Rules
+from kdenv.table import Reward
 from kdenv.vector import VectorEnv
 
 BOARD_LEVELS = 3  # board planes take values k/3 (crowns); stored as uint8 k
@@ -56,7 +58,7 @@ def teacher_decisions(
     teacher: str,
     num_players: int,
     rules: Rules,
-    reward: str,
+    reward: Reward,
     games: int,
     seed: int = 0,
     num_envs: int = 64,
@@ -121,7 +123,7 @@ def teacher_decisions(
 
 
 def _finished_decisions(
-    steps: list[dict], returns: dict[int, np.ndarray], reward: str, most: int
+    steps: list[dict], returns: dict[int, np.ndarray], reward: Reward, most: int
 ) -> tuple[dict, list[dict]]:
     """(the decisions of the first ``most`` games that finished, as one chunk; the others kept as one step block
     for later): a last chunk stops at the games asked for, though the envs finish more at once."""
@@ -130,7 +132,7 @@ def _finished_decisions(
     games, seats = block["game"].tolist(), block["seat"].tolist()
     final = np.array([returns[g][seat] if d else 0.0 for g, seat, d in zip(games, seats, done, strict=True)])
     value = final - block["before"] / SCORE_SCALE if reward == "score" else final
-    chunk = {key: block[key][done] for key in ("board", "features", "mask", "target")}
+    chunk: dict[str, Any] = {key: block[key][done] for key in ("board", "features", "mask", "target")}
     chunk["value"] = value[done].astype(np.float32)
     chunk["games"] = len(set(block["game"][done].tolist()))
     for game in set(block["game"][done].tolist()):
@@ -173,7 +175,7 @@ def behaviour_clone(
     games: int,
     num_players: int,
     rules: Rules,
-    reward: str,
+    reward: Reward,
     epochs: int,
     batch_size: int,
     learning_rate: float,
@@ -212,7 +214,7 @@ def behaviour_clone(
         decisions += int(sizes[-1])
         steps = max(1, round(epochs * sizes[-1] / batch_size))
         done = imitated / games
-        if deadline is not None:
+        if deadline is not None and max_seconds is not None:
             done = max(done, 1.0 - (deadline - time.monotonic()) / max_seconds)
         for group in optimizer.param_groups:  # linear decay to a tenth over the games (or the time allowed)
             group["lr"] = learning_rate * (1.0 - 0.9 * min(done, 1.0))

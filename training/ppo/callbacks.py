@@ -17,9 +17,9 @@ from typing import Any
 
 from stable_baselines3.common.callbacks import BaseCallback
 
-from agents.checkpoint import save_model
+from agents.checkpoint import CheckpointSettings, save_model
 from training.arena.evaluate import EVAL_SEED, evaluate, to_entry
-from training.ppo.config import TrainConfig
+from training.ppo.config import Stage, TrainConfig
 from training.ppo.league import League, OpponentSampler
 from training.ppo.run import BEST, LAST, RunDirectory
 from training.progress import ProgressBar, log_line
@@ -85,10 +85,10 @@ class LeagueCallback(BaseCallback):
     to the pool; records every finished game against a snapshot."""
 
     def __init__(self, config: TrainConfig, state: RunState, sampler: OpponentSampler, run: RunDirectory,
-                 settings: dict) -> None:  # fmt: skip
+                 settings: CheckpointSettings) -> None:  # fmt: skip
         super().__init__()
         self.config, self.state, self.sampler, self.run, self.settings = config, state, sampler, run, settings
-        self.stage = None
+        self.stage: Stage | None = None
         self.snapshots = any("snapshot" in stage.opponents for stage in config.curriculum)
 
     def push(self, latest: bool = True) -> None:
@@ -134,7 +134,7 @@ class EvaluationCallback(BaseCallback):
     """Plays ``eval.games`` games against each evaluation opponent every ``eval.every`` steps and at the end;
     logs them to eval.jsonl and TensorBoard, and keeps best.zip by margin against the first opponent."""
 
-    def __init__(self, config: TrainConfig, state: RunState, run: RunDirectory, settings: dict,
+    def __init__(self, config: TrainConfig, state: RunState, run: RunDirectory, settings: CheckpointSettings,
                  progress: ProgressCallback | None = None) -> None:  # fmt: skip
         super().__init__()
         self.config, self.state, self.run, self.settings = config, state, run, settings
@@ -173,7 +173,7 @@ class EvaluationCallback(BaseCallback):
             save_model(self.model, self.run.path / BEST, self.settings, self.state.to_dict(self.num_timesteps))
 
 
-def run_evaluation(config: TrainConfig, settings: dict, weights: dict, step: int) -> dict:
+def run_evaluation(config: TrainConfig, settings: CheckpointSettings, weights: dict, step: int) -> dict:
     """One evaluation: ``eval.games`` games against each opponent; the eval.jsonl record."""
     started = time.monotonic()
     results = {}
@@ -193,7 +193,7 @@ def run_evaluation(config: TrainConfig, settings: dict, weights: dict, step: int
 class CheckpointCallback(BaseCallback):
     """Writes last.zip (weights, optimizer and the run state) every ``checkpoint_every`` steps and at the end."""
 
-    def __init__(self, config: TrainConfig, state: RunState, run: RunDirectory, settings: dict) -> None:
+    def __init__(self, config: TrainConfig, state: RunState, run: RunDirectory, settings: CheckpointSettings) -> None:
         super().__init__()
         self.config, self.state, self.run, self.settings = config, state, run, settings
 
@@ -215,7 +215,7 @@ class ProgressCallback(BaseCallback):
     def __init__(self, config: TrainConfig, state: RunState, run: RunDirectory) -> None:
         super().__init__()
         self.config, self.state, self.run = config, state, run
-        self.bar: ProgressBar | None = None
+        self.bar: ProgressBar | None = None  # made when training starts (an evaluation before it reads None)
         self.deadline: float | None = None
         self.interrupted = False  # set by a signal: stop after this step
 
@@ -225,8 +225,10 @@ class ProgressCallback(BaseCallback):
             self.deadline = time.monotonic() + 60 * self.config.max_minutes
 
     def _on_step(self) -> bool:
-        self.bar.update(self.num_timesteps, self.state.latest_info)
+        if self.bar is not None:
+            self.bar.update(self.num_timesteps, self.state.latest_info)
         return not self.interrupted and (self.deadline is None or time.monotonic() < self.deadline)
 
     def _on_training_end(self) -> None:
-        self.bar.stop()
+        if self.bar is not None:
+            self.bar.stop()

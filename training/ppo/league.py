@@ -13,9 +13,13 @@ from __future__ import annotations
 import random
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from training.arena.ratings import Rating, Ratings
+
+if TYPE_CHECKING:
+    from agents.checkpoint import CheckpointSettings
+    from agents.ppo_player import BatchedPolicy
 
 
 @dataclass
@@ -88,13 +92,15 @@ class OpponentSampler:
     vector env, the learner's latest policy and past snapshots as batched torch policies
     (:class:`agents.ppo_player.BatchedPolicy`), one forward pass for all the games waiting on them."""
 
-    def __init__(self, num_opponents: int, mix: dict[str, float], settings: dict, seed: int | None = None) -> None:
+    def __init__(
+        self, num_opponents: int, mix: dict[str, float], settings: CheckpointSettings, seed: int | None = None
+    ) -> None:
         self.num_opponents = num_opponents
         self.mix = dict(mix)
         self.settings = settings  # checkpoint settings of the learner's network
         self.rng = random.Random(seed)
         self.snapshots: list[tuple[str, float]] = []
-        self._latest = None  # the learner's policy as last sent, a BatchedPolicy
+        self._latest: BatchedPolicy | None = None  # the learner's policy as last sent
         self._policies: dict[str, Any] = {}  # snapshot path -> BatchedPolicy
 
     def update(

@@ -14,36 +14,42 @@ import dataclasses
 import shutil
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import yaml
 
-from agents.checkpoint import CHECKPOINT_FORMAT
+from agents.checkpoint import CheckpointSettings, NetworkSettings
 from kdenv.files import LOCK_FILE, FolderLock, append_jsonl, read_jsonl, write_atomically, write_jsonl
-from training.ppo.config import ConfigError, TrainConfig, config_from_dict
+from kdenv.rules import Rules
+from training.ppo.config import ConfigError, EnvConfig, NetworkConfig, TrainConfig, config_from_dict
 
 CONFIG_FILE = "config.yaml"
 LAST, BEST, BC = "last.zip", "best.zip", "bc.zip"
 
 
-def checkpoint_settings(config: TrainConfig) -> dict[str, Any]:
+class RunConfig(Protocol):
+    """What a run directory and its checkpoints' settings read of a run's config, of any backend (sb3, rllib, az)."""
+
+    name: str
+    runs_dir: str
+    env: EnvConfig
+    network: NetworkConfig
+
+    def rules(self) -> Rules: ...
+
+    def to_dict(self) -> dict[str, Any]: ...
+
+
+def checkpoint_settings(config: RunConfig) -> CheckpointSettings:
     """What a player needs to rebuild the network and its observations (``kdenv.json`` in the zip)."""
-    return table_settings(config, config.env.reward, dataclasses.asdict(config.network))
+    return table_settings(config, config.env.reward, NetworkSettings(**dataclasses.asdict(config.network)))
 
 
-def table_settings(config: Any, reward: str, network: dict[str, Any]) -> dict[str, Any]:
-    """A checkpoint's ``kdenv.json`` for a run ``config`` of any backend (its ``env`` and ``rules()``): the table,
-    the observations, the ``reward`` trained on and the ``network``'s size."""
+def table_settings(config: RunConfig, reward: str, network: NetworkSettings) -> CheckpointSettings:
+    """A checkpoint's settings for a run ``config`` of any backend (its ``env`` and ``rules()``): the table,
+    the observations, the ``reward`` trained on and the ``network``."""
     rules = config.rules()
-    return {
-        "format": CHECKPOINT_FORMAT,
-        "num_players": config.env.num_players,
-        "kingdom_size": rules.kingdom_size,
-        "rules": rules.to_dict(),
-        "reward": reward,
-        "gains": config.env.gains,
-        "network": network,
-    }
+    return CheckpointSettings(config.env.num_players, rules.kingdom_size, rules, reward, network, config.env.gains)
 
 
 class RunDirectory:
@@ -59,7 +65,7 @@ class RunDirectory:
         self._fresh = fresh  # made by create: removed if the run fails before writing more than its config
 
     @classmethod
-    def create(cls, config: TrainConfig) -> RunDirectory:
+    def create(cls, config: RunConfig) -> RunDirectory:
         """A new run directory ``runs_dir/<name>-<time>``, locked, with its config.yaml."""
         stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
         path, suffix = Path(config.runs_dir) / f"{config.name}-{stamp}", 1

@@ -19,7 +19,7 @@ from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import CallbackList
 from stable_baselines3.common.logger import configure as configure_logger
 
-from agents.checkpoint import load_optimizer, read_checkpoint, save_model
+from agents.checkpoint import CheckpointSettings, load_optimizer, read_checkpoint, save_model
 from agents.policy_network import KingdomPolicy, policy_kwargs
 from kdenv.errors import KingdominoError
 from training.ppo.bc import behaviour_clone
@@ -95,12 +95,12 @@ def _train(config: TrainConfig, run: RunDirectory, resumed: bool) -> None:
         env.close()
 
 
-def saved_training(run: RunDirectory, settings: dict) -> tuple[dict, dict]:
+def saved_training(run: RunDirectory, settings: CheckpointSettings) -> tuple[dict, dict]:
     """(the weights, the saved training state) of the run to resume, which must have the same network and table."""
     saved, weights = read_checkpoint(run.path / LAST)
-    if any(saved.get(key, False) != settings[key] for key in ("network", "num_players", "gains")):
+    if (saved.network, saved.num_players, saved.gains) != (settings.network, settings.num_players, settings.gains):
         raise ConfigError(f"cannot resume {str(run.path)!r} with a different network, table size or gains")
-    saved_state = saved.get("training", {})
+    saved_state = saved.training or {}
     run.forget_evaluations_after(saved_state.get("step", 0))
     return weights, saved_state
 
@@ -114,13 +114,13 @@ def resume_model(model: MaskablePPO, weights: dict, run: RunDirectory, step: int
     model.num_timesteps = step
 
 
-def start_from(model: MaskablePPO, init: str, settings: dict) -> None:
+def start_from(model: MaskablePPO, init: str, settings: CheckpointSettings) -> None:
     """The policy weights of checkpoint ``init`` (config ``init``), which must have the same network and gains."""
     init_settings, init_weights = read_checkpoint(init)
-    if any(init_settings.get(key, False) != settings[key] for key in ("network", "gains")):
+    if (init_settings.network, init_settings.gains) != (settings.network, settings.gains):
         raise ConfigError(
-            f"config key 'init': {init!r} has network {init_settings.get('network')} and gains "
-            f"{init_settings.get('gains', False)}; give one of the same network and observation"
+            f"config key 'init': {init!r} has network {init_settings.network.to_dict()} and gains "
+            f"{init_settings.gains}; give one of the same network and observation"
         )
     model.policy.load_state_dict(init_weights)
 
@@ -185,7 +185,7 @@ def build_model(config: TrainConfig, env, seed: int) -> MaskablePPO:
     )
 
 
-def warm_start(config: TrainConfig, model: MaskablePPO, run: RunDirectory, settings: dict) -> None:
+def warm_start(config: TrainConfig, model: MaskablePPO, run: RunDirectory, settings: CheckpointSettings) -> None:
     """Behaviour cloning of the teacher before PPO (config ``bc``); writes bc.zip and a step-0 evaluation."""
     from torch.utils.tensorboard import SummaryWriter
 

@@ -106,7 +106,7 @@ def init_checkpoint(config: RLlibConfig) -> str:
 def _check_init(config: RLlibConfig) -> None:
     """``init`` is a ppo checkpoint of this table, network and observation."""
     from agents.checkpoint import CheckpointError, read_checkpoint
-    from agents.ppo_player import check_table, gains_of
+    from agents.ppo_player import check_table
 
     path = init_checkpoint(config)
     try:
@@ -115,8 +115,8 @@ def _check_init(config: RLlibConfig) -> None:
     except CheckpointError as err:
         raise ConfigError(f"config key 'init': {err}") from None
     network, gains = dataclasses.asdict(config.network), config.env.gains
-    if settings.get("network") != network or gains_of(settings) != gains:
+    if settings.network.to_dict() != network or settings.gains != gains:
         raise ConfigError(
-            f"config key 'init': {path} has network {settings.get('network')} and gains {gains_of(settings)}, "
+            f"config key 'init': {path} has network {settings.network.to_dict()} and gains {settings.gains}, "
             f"this run network {network} and gains {gains}; give the same in the config"
         )

@@ -9,26 +9,26 @@ checkpoint (any folder ``rllib:PATH`` plays), its weights renamed to the ``ppo``
 from __future__ import annotations
 
 import argparse
-import json
+import dataclasses
 from pathlib import Path
 
-from agents.checkpoint import write_player
+from agents.checkpoint import CheckpointSettings, write_player, write_settings
 from agents.rllib_module import weights_to_ppo
 from agents.rllib_player import load_module
-from kdenv.files import write_atomically
 from training.ppo.config import read_yaml
 from training.ppo.run import CONFIG_FILE, checkpoint_settings
 from training.rllib.config import rllib_config
 
 
-def export_ppo(run: str | Path, out: str | Path, module: str | Path | None = None) -> dict:
+def export_ppo(run: str | Path, out: str | Path, module: str | Path | None = None) -> CheckpointSettings:
     """Write the policy of RLlib run ``run`` (or of its ``module`` folder, e.g. a snapshot) to ``out`` as a ppo
     player checkpoint, with its settings beside it as ``<out>.json``; returns the settings."""
     config = rllib_config(read_yaml(Path(run) / CONFIG_FILE))
     state = load_module(str(module or run)).state_dict()
-    settings = checkpoint_settings(config) | {"provenance": {"rllib_run": str(run), "module": str(module or run)}}
+    provenance = {"rllib_run": str(run), "module": str(module or run)}
+    settings = dataclasses.replace(checkpoint_settings(config), provenance=provenance)
     write_player(out, settings, weights_to_ppo(state))
-    write_atomically(Path(out).with_suffix(".json"), json.dumps(settings, indent=1) + "\n")
+    write_settings(out, settings)
     return settings
 
 

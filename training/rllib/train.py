@@ -150,7 +150,7 @@ def _loop(config: RLlibConfig, algo: Any, run: RunDirectory) -> None:
                 if config.eval.games and (last or (every and algo.iteration % every == 0)):
                     player = run.snapshots / f"step-{metrics['step']}"
                     algo.get_module(POLICY).save_to_path(str(player.absolute()))
-                    evaluation = evaluate(config, run, player, metrics["step"], bar)
+                    evaluation = evaluate(config, run, player, int(metrics["step"]), bar)
                     for opponent, entry in evaluation["results"].items():
                         writer.add_scalar(f"eval/win_rate_vs_{opponent}", entry["win_rate"], metrics["step"])
     finally:

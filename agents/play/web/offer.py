@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from agents.playout import number
+from agents.options import number
 from agents.ppo_player import CHECKPOINTS
 from agents.registry import PlayerSpecError, parse_spec
 from kdenv.errors import KingdominoError

@@ -1,0 +1,79 @@
+"""Spec options: declared once per player, read once by the registry into typed values."""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import typing
+
+import pytest
+
+from agents import PlayerSpecError, make_player
+from agents.az import AZOptions, Rollout
+from agents.az_search import ROLLOUTS
+from agents.mce import MCEOptions
+from agents.options import Bound, read, read_options
+from agents.registry import PLAYERS
+
+
+def player_classes() -> list[type]:
+    """Every registered player's class."""
+    classes = []
+    for target in PLAYERS.values():
+        module, _, attr = target.partition(":")
+        classes.append(getattr(importlib.import_module(module), attr))
+    return classes
+
+
+@pytest.mark.parametrize("kind", [c.Options for c in player_classes() if c.Options], ids=lambda c: c.__name__)
+def test_every_option_s_type_is_one_the_reader_reads(kind):
+    """A field of a type the reader does not know would pass its text through untyped: each default's text reads
+    back as the default (the paths as they are)."""
+    hints = typing.get_type_hints(kind, include_extras=True)
+    for field in dataclasses.fields(kind):
+        if field.default is dataclasses.MISSING or field.default is None:
+            continue
+        text = str(field.default).lower() if isinstance(field.default, bool) else str(field.default)
+        value = read(field.name, text, hints[field.name])
+        assert (type(value), value) == (type(field.default), field.default), field.name
+
+
+def test_the_registry_hands_players_typed_values():
+    assert read_options(MCEOptions, {"eval": "wdl", "playouts": "50", "prune": "0", "width": "0"}) == MCEOptions(
+        evaluation="wdl", playouts=50, prune=False, width=0
+    )
+    az = make_player("az:default,simulations=8,seed=3,mix=1,c=2,sample=true")
+    assert (az.budget.count, az.base_seed, az.settings.mix, az.settings.c_puct, az.settings.sample) == (
+        8, 3, 1.0, 2.0, True,
+    )  # fmt: skip
+    assert isinstance(az.settings.mix, float) and isinstance(az.base_seed, int)
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("az:default,mix=1.5", "mix='1.5' must be at most 1"),
+        ("az:default,considered=0", "considered='0' must be at least 1"),
+        ("az:default,seed=-1", "seed='-1' must be at least 0"),
+        ("mce:prune=2", "prune must be true or false, not '2'"),
+        ("rllib", "no path given"),
+        ("fg:some/file.zip", "fg takes no file or path (got 'some/file.zip')"),
+    ],
+)
+def test_bounds_and_missing_options_are_one_line_errors(spec, message):
+    with pytest.raises(PlayerSpecError, match=message.replace("(", r"\(").replace(")", r"\)")) as info:
+        make_player(spec)
+    assert "\n" not in str(info.value)
+
+
+def test_az_s_rollouts_are_the_search_s():
+    assert set(typing.get_args(Rollout)) == {"none", *ROLLOUTS}
+    assert AZOptions().rollout == "none"
+
+
+def test_a_bound_refuses_what_lies_outside_it():
+    hint = typing.Annotated[float, Bound(1, least=True, high=2)]
+    assert read("x", "1", hint) == 1.0 and read("x", "2", hint) == 2.0
+    for text in ("0.5", "2.5", "nan"):
+        with pytest.raises(ValueError, match="x="):
+            read("x", text, hint)
