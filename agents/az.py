@@ -6,10 +6,15 @@ priors and per-seat values come from :mod:`agents.evaluator`. A decision with on
 
 Spec: ``az:default,simulations=64`` (options: ``simulations=N`` or ``seconds=S`` per decision, default
 ``seconds=1``; ``clock`` wall|cpu; ``root`` gumbel|puct; ``considered=16`` Gumbel's root actions; ``c=1.25``
-PUCT's exploration; ``c_visit=50``, ``c_scale=0.1`` sigma's constants; ``values`` views|mover|seats (default:
-seats where the checkpoint has a value per seat, else views); ``batch=16`` leaves per forward pass;
-``rollout`` none|random|gprd|fg and ``mix=0.5``: leaves also played out, their value mixed;
+PUCT's exploration; ``c_visit=50``, ``c_scale=1`` sigma's constants; ``values`` views|mover|seats (default:
+seats where the checkpoint has a value per seat, else views; mover where the rollouts alone value a leaf);
+``batch=16`` leaves per forward pass; ``rollout`` none|random|gprd|fg (default fg) and ``mix=1``: each leaf is
+played out by that compiled policy, and its value is ``mix`` times the rollout's plus the rest of the network's;
 ``sample`` true|false (Gumbel noise at the root; puct: play by visits); ``seed=N``).
+
+Why rollouts by default: measured by ``kdenv bench decisions``, the moves the search chose on the networks'
+values were worse than the prior's own, and those it chose on ``fg`` playouts better (``benchmarks/RESULTS.md``).
+The network guides the search by its prior; ``rollout=none`` (or ``mix`` below 1) brings its values in.
 """
 
 from __future__ import annotations
@@ -46,11 +51,11 @@ class AZOptions:
     considered: Annotated[int, Bound(1, least=True)] = 16
     c: Annotated[float, Bound(least=True)] = 1.25
     c_visit: Annotated[float, Bound(least=True)] = 50.0
-    c_scale: float = 0.1
+    c_scale: float = 1.0
     values: Values | None = None
     batch: Annotated[int, Bound(1, least=True)] = 16
-    rollout: Rollout = "none"
-    mix: Annotated[float, Bound(least=True, high=1)] = 0.5  # the rollout's share of a leaf's value
+    rollout: Rollout = "fg"
+    mix: Annotated[float, Bound(least=True, high=1)] = 1.0  # the rollout's share of a leaf's value
     sample: bool = False
     seed: Annotated[int, Bound(least=True)] | None = None
 
@@ -74,7 +79,8 @@ class AZPlayer(Player):
             rollout=options.rollout,
             mix=options.mix,
         )
-        self.values = options.values
+        rolled_only = options.rollout != "none" and options.mix == 1
+        self.values = options.values or ("mover" if rolled_only else None)  # the network's values unused: 1 row
         self.base_seed = options.seed
         # reads the checkpoint (one-line errors), and the table's with seat_at
         self.network = PPOPlayer(PPOOptions(options.path))

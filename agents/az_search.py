@@ -256,6 +256,8 @@ class Search:
             observe_seats(self.seen, g, t, np.repeat(live, views), seats, self.board[:m], self.features[:m],
                           self.mask[:m], self.work)  # fmt: skip
             board = self.board[:m].reshape(m, t.num_planes, t.width, t.width)
+            c = g.counters[live]  # read before any rollout plays the rows on
+            chance = (c[:, KING] == t.kings - 1) & (c[:, PHASE] == PICKING) & (c[:, DRAWN] < t.in_play)
             logits, values = yield Batch(board, self.features[:m], self.mask[:m], movers)
             if self.settings.rollout != "none":
                 rolled = np.zeros_like(values)
@@ -263,9 +265,7 @@ class Search:
                 values = (1.0 - self.settings.mix) * values + self.settings.mix * rolled
             for j, k in enumerate(live.tolist()):
                 legal = np.flatnonzero(self.mask[j * views])
-                c = g.counters[k]
-                chance = c[KING] == t.kings - 1 and c[PHASE] == PICKING and c[DRAWN] < t.in_play
-                nodes[k] = Node(int(movers[j]), legal, logits[j, legal], values[j], bool(chance), int(c[DRAWN]))
+                nodes[k] = Node(int(movers[j]), legal, logits[j, legal], values[j], bool(chance[j]), int(c[j, DRAWN]))
         for (where, _, _), node in zip(rows, nodes, strict=True):
             if where is not None:
                 parent, a, key = where

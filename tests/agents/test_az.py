@@ -53,13 +53,15 @@ def test_same_seed_same_moves():
     assert moves(1) != moves(2)  # the seed reaches the Gumbel noise and the deals of the search
 
 
-def test_chance_children_are_keyed_by_lines_the_player_could_see_drawn():
-    """A move that ends a round leads to one child per next line drawn, each from the player's unseen dominoes."""
+@pytest.mark.parametrize("rollout", ["none", "fg"])
+def test_chance_children_are_keyed_by_lines_the_player_could_see_drawn(rollout):
+    """A move that ends a round leads to one child per next line drawn, each from the player's unseen dominoes
+    (with rollouts too, which play the leaves' rows on to the end after they are read)."""
     game = Game(4, STUDY_RULES, seed=11)
     while not (game.phase == "pick" and game.king == len(game.queue) - 1 and game.round >= 1):
         game.step(game.legal_actions()[0])
     view = PublicView(game)
-    player = make_player("az:default,simulations=48,root=puct", 4, STUDY_RULES)
+    player = make_player(f"az:default,simulations=48,root=puct,rollout={rollout}", 4, STUDY_RULES)
     player.reset(game.current_player, seed=0)
     root = player.search(view).root
     assert root.chance
@@ -165,5 +167,5 @@ def test_with_mix_1_a_leaf_is_valued_by_its_rollout_alone():
     for node in nodes:
         assert abs(node.value.sum()) < 1e-9
         assert np.allclose(node.value * 3, np.round(node.value * 3)) and np.all(np.abs(node.value) <= 1)
-    network = make_player("az:default,simulations=1", 4, STUDY_RULES).search(busy_view()).root.value
+    network = make_player("az:default,simulations=1,rollout=none", 4, STUDY_RULES).search(busy_view()).root.value
     assert not np.allclose(network * 3, np.round(network * 3))

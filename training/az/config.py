@@ -11,12 +11,14 @@ from typing import Annotated, Any, Literal
 
 from pydantic.dataclasses import dataclass
 
+from agents.az import Rollout
 from kdenv.rules import Rules
 from training.ppo.config import (
     AT_LEAST_ZERO,
     BUDGET,
     POSITIVE,
     SECTION,
+    SHARE,
     BCConfig,
     ConfigError,
     Count,
@@ -29,8 +31,10 @@ from training.ppo.config import (
     check_env,
     check_opponent,
     check_writable,
+    init_settings,
     validate,
 )
+from training.ppo.config import init_checkpoint as shared_init_checkpoint
 
 INITS = ("default", "scratch")  # besides a checkpoint's path
 
@@ -55,6 +59,8 @@ class SelfPlayConfig:
     batch: Annotated[Count, POSITIVE] = 16  # leaves of one search per round
     c_visit: Annotated[Real, AT_LEAST_ZERO] = 50.0  # sigma's constants (agents.az_search.Settings)
     c_scale: Annotated[Real, AT_LEAST_ZERO] = 0.1
+    rollout: Rollout = "none"  # none, or each leaf also played out by this compiled policy (the az player's option)
+    mix: Annotated[Real, SHARE] = 1.0  # then the rollout's share of a leaf's value
     workers: Annotated[Count, POSITIVE] = 1  # self-play processes (1: in the learner's process)
     backend: Literal["local", "ray"] = "local"  # local processes, or Ray actors (each with a copy of the network)
 
@@ -130,30 +136,10 @@ def az_config(data: Any, overrides: list[str] | None = None) -> AZConfig:
     check_device(config.device, "device")
     check_writable(Path(config.runs_dir))
     if config.init != "scratch":
-        _check_init(config)
+        init_settings(config.init, config.env)  # a checkpoint of this table and observation
     return config
 
 
 def init_checkpoint(config: AZConfig) -> str:
     """The checkpoint file of ``init`` (default: the table's shipped one)."""
-    from agents.ppo_player import checkpoint_path
-
-    return checkpoint_path(config.init, config.env.num_players, config.rules().kingdom_size)
-
-
-def _check_init(config: AZConfig) -> None:
-    """``init`` is a checkpoint of this table and observation."""
-    from agents.checkpoint import CheckpointError, read_checkpoint
-    from agents.ppo_player import check_table
-
-    path = init_checkpoint(config)
-    try:
-        settings, _ = read_checkpoint(path)
-        check_table(settings, config.env.num_players, config.rules().kingdom_size, f"checkpoint {path!r}")
-    except CheckpointError as err:
-        raise ConfigError(f"config key 'init': {err}") from None
-    if settings.gains != config.env.gains:
-        raise ConfigError(
-            f"config key 'init': {path} observes gains={settings.gains}, this run env.gains={config.env.gains}; "
-            "give the same in the config"
-        )
+    return shared_init_checkpoint(config.init, config.env)

@@ -21,7 +21,8 @@ from training.az.selfplay import Positions, SelfPlay, Timing
 def search_settings(selfplay: SelfPlayConfig) -> SearchSettings:
     """The search of self-play: a Gumbel root that samples (exploration), the config's constants."""
     return SearchSettings(root="gumbel", considered=selfplay.considered, c_visit=selfplay.c_visit,
-                          c_scale=selfplay.c_scale, batch=selfplay.batch, sample=True)  # fmt: skip
+                          c_scale=selfplay.c_scale, batch=selfplay.batch, sample=True, rollout=selfplay.rollout,
+                          mix=selfplay.mix)  # fmt: skip
 
 
 def make_selfplay(settings: CheckpointSettings, weights: dict, selfplay: SelfPlayConfig, seed: int) -> SelfPlay:

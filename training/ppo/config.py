@@ -283,6 +283,33 @@ def _check_init(path: str) -> None:
         raise ConfigError(f"config key 'init': {err}") from None
 
 
+def init_checkpoint(init: str, env: EnvConfig) -> str:
+    """The file of a run's ``init``: a shipped checkpoint's name (``default``: the table's) or a path."""
+    from agents.ppo_player import checkpoint_path
+
+    return checkpoint_path(init, env.num_players, Rules.from_names(env.rules).kingdom_size)
+
+
+def init_settings(init: str, env: EnvConfig):
+    """(path, settings) of a run's ``init``, a checkpoint of this table and observation (gains), else a one-line
+    ConfigError."""
+    from agents.checkpoint import CheckpointError, read_checkpoint
+    from agents.ppo_player import check_table
+
+    path = init_checkpoint(init, env)
+    try:
+        settings, _ = read_checkpoint(path)
+        check_table(settings, env.num_players, Rules.from_names(env.rules).kingdom_size, f"checkpoint {path!r}")
+    except CheckpointError as err:
+        raise ConfigError(f"config key 'init': {err}") from None
+    if settings.gains != env.gains:
+        raise ConfigError(
+            f"config key 'init': {path} observes gains={settings.gains}, this run env.gains={env.gains}; "
+            "give the same in the config"
+        )
+    return path, settings
+
+
 def check_device(device: str, key: str = "ppo.device") -> None:
     """A torch device that exists on this machine (config key ``key``)."""
     import torch

@@ -25,8 +25,10 @@ from training.ppo.config import (
     check_env,
     check_opponent,
     check_writable,
+    init_settings,
     validate,
 )
+from training.ppo.config import init_checkpoint as shared_init_checkpoint
 
 
 @dataclass(config=SECTION)
@@ -97,26 +99,17 @@ def rllib_config(data: Any, overrides: list[str] | None = None) -> RLlibConfig:
 
 def init_checkpoint(config: RLlibConfig) -> str:
     """The file of ``init``: a shipped checkpoint's name (``default``: the table's) or a path."""
-    from agents.ppo_player import checkpoint_path
-
     assert config.init is not None
-    return checkpoint_path(config.init, config.env.num_players, config.rules().kingdom_size)
+    return shared_init_checkpoint(config.init, config.env)
 
 
 def _check_init(config: RLlibConfig) -> None:
-    """``init`` is a ppo checkpoint of this table, network and observation."""
-    from agents.checkpoint import CheckpointError, read_checkpoint
-    from agents.ppo_player import check_table
-
-    path = init_checkpoint(config)
-    try:
-        settings, _ = read_checkpoint(path)
-        check_table(settings, config.env.num_players, config.rules().kingdom_size, f"checkpoint {path!r}")
-    except CheckpointError as err:
-        raise ConfigError(f"config key 'init': {err}") from None
-    network, gains = dataclasses.asdict(config.network), config.env.gains
-    if settings.network.to_dict() != network or settings.gains != gains:
+    """``init`` is a ppo checkpoint of this table, observation and network."""
+    assert config.init is not None
+    path, settings = init_settings(config.init, config.env)
+    network = dataclasses.asdict(config.network)
+    if settings.network.to_dict() != network:
         raise ConfigError(
-            f"config key 'init': {path} has network {settings.network.to_dict()} and gains {settings.gains}, "
-            f"this run network {network} and gains {gains}; give the same in the config"
+            f"config key 'init': {path} has network {settings.network.to_dict()}, this run network {network}; "
+            "give the same in the config"
         )
