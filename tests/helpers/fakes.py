@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 
 from agents.arena import SEAT_STRIDE
 from agents.base import Player
@@ -41,14 +42,23 @@ class CrashPlayer(Player):
         return actions[self.rng.randrange(len(actions))]
 
 
+@dataclass(frozen=True)
+class DiesOptions:
+    """``dies:PATH``: the file whose absence makes it die once."""
+
+    path: str | None = None
+
+
 class DiesOnce(Player):
     """Kills its own process at its first move: with ``path``, once (while that file does not exist, creating it
     first), a worker lost once whose game must be played again; without, in every game with an even seed (as
     CrashPlayer raises), a worker lost at every try. Plays randomly otherwise."""
 
-    def __init__(self, path: str | None = None) -> None:
+    Options = DiesOptions
+
+    def __init__(self, options: DiesOptions = DiesOptions()) -> None:
         super().__init__()
-        self.path = path
+        self.path = options.path
 
     def reset(self, seat: int, seed: int | None = None) -> None:
         super().reset(seat, seed)

@@ -70,13 +70,12 @@ def test_a_game_whose_worker_is_lost_at_every_try_is_recorded_as_failed(local_ra
 
 def test_evaluation_plays_its_tournament_on_ray(local_ray, tmp_path):
     from agents.checkpoint import read_checkpoint
-    from kdenv.rules import Rules
     from tests.helpers.checkpoints import SETTINGS, write_checkpoint
     from training.arena.evaluate import evaluate
 
     write_checkpoint(tmp_path / "tiny.zip", SETTINGS)
     settings, state = read_checkpoint(tmp_path / "tiny.zip")
-    rules = Rules.from_dict(settings["rules"])
+    rules = settings.rules
     here = evaluate(settings, state, "mce:playouts=2", 8, rules, workers=1)
     there = evaluate(settings, state, "mce:playouts=2", 8, rules, backend="ray")
     assert there.games == here.games == 8 and there.win_rate == here.win_rate and there.score == here.score

@@ -67,3 +67,14 @@ def test_a_checkpoint_with_a_tower_plays_and_starts_a_run_as_it_is(tmp_path):
     _, again, policy = started(tmp_path, f"init={path}")
     assert again.network == settings.network
     assert all(torch.equal(v, policy.state_dict()[k]) for k, v in network.state_dict().items())
+
+
+def test_the_fresh_tower_is_drawn_from_the_runs_seed_alone(tmp_path):
+    """Two runs with one seed start from the same network, whatever drew from torch's generator before them."""
+    _, _, first = started(tmp_path)
+    torch.rand(10)
+    _, _, second = started(tmp_path)
+    _, _, other = started(tmp_path, "seed=5")
+    state = second.state_dict()
+    assert all(torch.equal(v, state[k]) for k, v in first.state_dict().items())
+    assert not torch.equal(other.state_dict()["value_net.weight"], state["value_net.weight"])

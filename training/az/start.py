@@ -46,14 +46,17 @@ def starting_network(config: AZConfig, log: Callable[[str], None] = print) -> tu
         if network.value_tower:
             return run_settings(config, network), policy
         network = dataclasses.replace(network, seat_values=False)
-    return with_value_tower(run_settings(config, network), policy)
+    return with_value_tower(run_settings(config, network), policy, config.seed)
 
 
-def with_value_tower(settings: CheckpointSettings, policy) -> tuple[CheckpointSettings, Any]:
-    """(settings, network): ``policy``'s actor as it is, and a fresh value tower with a value per seat."""
+def with_value_tower(settings: CheckpointSettings, policy, seed: int) -> tuple[CheckpointSettings, Any]:
+    """(settings, network): ``policy``'s actor as it is, and a fresh value tower with a value per seat, its
+    initial weights drawn from ``seed`` (a run's first network is the same whatever ran before it)."""
     network = dataclasses.replace(settings.network, seat_values=True, value_tower=True)
     settings = dataclasses.replace(settings, network=network)
-    network = build_policy(settings, None, "the network with a value tower")
+    with torch.random.fork_rng():
+        torch.manual_seed(seed)
+        network = build_policy(settings, None, "the network with a value tower")
     critic = ("vf_features_extractor.", "mlp_extractor.value.", "value_net.")
     actor = {k: v for k, v in policy.state_dict().items() if not k.startswith(critic)}
     missing, unexpected = network.load_state_dict(actor, strict=False)
