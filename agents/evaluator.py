@@ -45,6 +45,8 @@ class Evaluator:
         seats after it in order."""
         import torch
 
+        from agents.policy_network import value_of  # torch and SB3 load only when a search evaluates
+
         n, views = self.num_players, self.views
         leaves = movers.shape[0]
         policy = self.policy
@@ -58,9 +60,8 @@ class Evaluator:
             else:  # the value's own tower (agents.policy_network)
                 actor = policy.pi_features_extractor(movers_rows)
                 critic = policy.vf_features_extractor(rows if self.values == "views" else movers_rows)
-            heads = policy.mlp_extractor
-            logits = heads.forward_actor(actor).numpy().astype(np.float64)
-            seen = policy.value_net(heads.forward_critic(critic)).numpy().astype(np.float64)  # (rows, 1) or (leaves, P)
+            logits = policy.mlp_extractor.forward_actor(actor).numpy().astype(np.float64)
+            seen = value_of(policy, critic).numpy().astype(np.float64)  # (rows, 1) or (leaves, P)
         logits[mask[::views] == 0] = -np.inf
         if self.values == "seats":
             relative = seen  # (leaves, P): the mover's view of every seat
