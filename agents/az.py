@@ -10,7 +10,8 @@ PUCT's exploration; ``c_visit=50``, ``c_scale=1`` sigma's constants; ``values`` 
 seats where the checkpoint has a value per seat, else views; mover where the rollouts alone value a leaf);
 ``batch=16`` leaves per forward pass; ``rollout`` none|random|gprd|fg (default fg) and ``mix=1``: each leaf is
 played out by that compiled policy, and its value is ``mix`` times the rollout's plus the rest of the network's;
-``sample`` true|false (Gumbel noise at the root; puct: play by visits); ``seed=N``).
+``lines=K`` the lines drawn a chance node keeps, its later simulations drawing one of them (default 0: every
+line drawn its own child); ``sample`` true|false (Gumbel noise at the root; puct: play by visits); ``seed=N``).
 
 Why rollouts by default: measured by ``kdenv bench decisions``, the moves the search chose on the networks'
 values were worse than the prior's own, and those it chose on ``fg`` playouts better (``benchmarks/RESULTS.md``).
@@ -56,6 +57,7 @@ class AZOptions:
     batch: Annotated[int, Bound(1, least=True)] = 16
     rollout: Rollout = "fg"
     mix: Annotated[float, Bound(least=True, high=1)] = 1.0  # the rollout's share of a leaf's value
+    lines: Annotated[int, Bound(least=True)] = 0  # the lines drawn a chance node keeps (0: all)
     sample: bool = False
     seed: Annotated[int, Bound(least=True)] | None = None
 
@@ -78,6 +80,7 @@ class AZPlayer(Player):
             sample=options.sample,
             rollout=options.rollout,
             mix=options.mix,
+            lines=options.lines,
         )
         rolled_only = options.rollout != "none" and options.mix == 1
         self.values = options.values or ("mover" if rolled_only else None)  # the network's values unused: 1 row

@@ -5,7 +5,10 @@
   true deck is never read: the root is built from a :class:`~kdenv.view.PublicView`), walks the tree, and its
   leaf's state is the root's game with the path played.
 * **Chance.** Within a round every decision is deterministic. The last move of a round draws the next line from
-  the simulation's deck, so the children of such a move are keyed by the line drawn (as ``uct`` does).
+  the simulation's deck, so the children of such a move are keyed by the line drawn (as ``uct`` does). With
+  ``lines=K`` a chance node keeps at most K lines: once it has K, a simulation draws one of them at random (its
+  deck rearranged to deal it), so the tree below a round's end is revisited and grows (sampled chance children,
+  as in Stochastic MuZero's and cardboard-kitchen's searches; K=0 keeps every line drawn).
 * **Several players.** Every edge keeps each seat's summed value; each player maximises its own (max^n).
 * **Selection.** Below the root, PUCT with the network's priors. At the root, Gumbel AlphaZero's sampling
   without replacement and sequential halving (``root="gumbel"``, Danihelka et al. 2022), or PUCT
@@ -46,11 +49,12 @@ class Settings:
     c_puct: float = 1.25
     considered: int = 16  # Gumbel: root actions sampled without replacement
     c_visit: float = 50.0  # sigma(q) = (c_visit + max visits) * c_scale * q (mctx's maxvisit_init, value_scale)
-    c_scale: float = 0.1
+    c_scale: float = 1.0
     batch: int = 16
     sample: bool = False  # Gumbel noise at the root (else its top actions by prior); puct: play by visits
-    rollout: str = "none"  # none | random | gprd | fg: also play each leaf out with that policy (compiled)
-    mix: float = 0.5  # a leaf's value: (1 - mix) * the network's + mix * the rollout's (AlphaGo's lambda)
+    rollout: str = "fg"  # none | random | gprd | fg: also play each leaf out with that policy (compiled)
+    mix: float = 1.0  # a leaf's value: (1 - mix) * the network's + mix * the rollout's (AlphaGo's lambda)
+    lines: int = 0  # the lines drawn a chance node keeps (0: every line drawn its own child)
 
 
 class Node:
@@ -190,7 +194,7 @@ class Search:
         index) pairs, the deck), the path already counted as visited with the virtual loss."""
         deck = self.deck.copy()
         deck[self.drawn :] = self.rng.permutation(deck[self.drawn :])
-        node, path, kings = root, [], self.t.kings
+        node, path = root, []
         while True:
             a = first if node is root and first is not None else self._select(node)
             path.append((node, a))
@@ -199,15 +203,31 @@ class Search:
             child = node.children[a]
             key = None
             if node.chance:
-                key = tuple(sorted(deck[node.drawn : node.drawn + kings].tolist()))
                 if child is None:
                     child = node.children[a] = {}
+                key = self._line(deck, node.drawn, child)
                 child = child.get(key)
             if child is None:
                 return (node, a, key), path, deck
             if isinstance(child, Leaf):
                 return child, path, deck
             node = child
+
+    def _line(self, deck: np.ndarray, drawn: int, lines: dict) -> tuple:
+        """The line (sorted) this simulation draws at a chance node that holds ``lines``: its deck's next (held
+        at once, its node to come), or, once the node holds ``settings.lines`` of them, one of those at random,
+        moved to the deck's front."""
+        kings, most = self.t.kings, self.settings.lines
+        if not most or len(lines) < most:
+            line = tuple(sorted(deck[drawn : drawn + kings].tolist()))
+            lines.setdefault(line, None)  # counted before the batch's leaves are made
+            return line
+        keys = list(lines)
+        line = keys[int(self.rng.integers(len(keys)))]
+        for k, domino in enumerate(line):
+            j = drawn + k + int(np.flatnonzero(deck[drawn + k :] == domino)[0])
+            deck[drawn + k], deck[j] = deck[j], deck[drawn + k]
+        return line
 
     def _select(self, node: Node) -> int:
         """PUCT: the action of the best Q (the mover's; unvisited: the node's value) plus exploration."""

@@ -171,16 +171,6 @@ class PPOPlayer(Player):
                 self._read(str(shipped))
         check_table(self.settings, num_players, rules.kingdom_size, self.where)
 
-    @classmethod
-    def from_policy(cls, settings: CheckpointSettings, policy, sample: bool = False) -> PPOPlayer:
-        """A player around a policy already in memory (league opponents, evaluation during training)."""
-        player = cls.__new__(cls)
-        Player.__init__(player)
-        player.sample, player.path, player.where = sample, "<in memory>", "the policy in memory"
-        player.load_policy(settings, policy)
-        player.spec = "ppo:<in memory>"
-        return player
-
     def load_policy(self, settings: CheckpointSettings, policy) -> None:
         """Play ``policy`` (a checkpoint's ``settings`` and network) from now on."""
         import torch

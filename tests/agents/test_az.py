@@ -72,6 +72,26 @@ def test_chance_children_are_keyed_by_lines_the_player_could_see_drawn(rollout):
         assert list(line) == sorted(line) and len(line) == 4 and set(line) <= unseen
 
 
+def test_a_chance_node_keeps_at_most_lines_lines_and_the_tree_grows_below_it():
+    """With ``lines=2`` every chance node holds at most two lines (the player's unseen dominoes), later
+    simulations revisit them, and the tree goes on below a round's end."""
+    game = Game(4, STUDY_RULES, seed=11)
+    while not (game.phase == "pick" and game.king == len(game.queue) - 1 and game.round >= 1):
+        game.step(game.legal_actions()[0])
+    view = PublicView(game)
+    player = make_player("az:default,simulations=64,root=puct,lines=2", 4, STUDY_RULES)
+    player.reset(game.current_player, seed=0)
+    root = player.search(view).root
+    unseen = set(view.unseen())
+    for k, lines in enumerate(root.children):
+        if lines is None:
+            continue
+        assert 1 <= len(lines) <= 2 and all(set(line) <= unseen for line in lines)
+        below = [node for node in lines.values() if isinstance(node, Node)]
+        assert sum(node.visits.sum() for node in below) <= root.visits[k] - len(lines)
+    assert max(node.visits.sum() for lines in root.children if lines for node in lines.values()) >= 2
+
+
 def test_the_output_is_the_prior_improved_by_the_completed_q_values():
     """On a fixed root: softmax(logits + sigma(q)), q the visited means and the mixed value elsewhere (mctx's
     ``qtransform_completed_by_mix_value``: (50 + max visits) * 0.1 * min-max rescaled q)."""
@@ -84,7 +104,7 @@ def test_the_output_is_the_prior_improved_by_the_completed_q_values():
     assert completed_q(node) == pytest.approx(q)
     logits = np.log([0.5, 0.3, 0.2]) + 52 * 0.1 * (q - q.min()) / (q.max() - q.min())
     expected = np.exp(logits) / np.exp(logits).sum()
-    assert improved_policy(node, Settings()) == pytest.approx(expected)
+    assert improved_policy(node, Settings(c_scale=0.1)) == pytest.approx(expected)
 
 
 @pytest.mark.parametrize(("players", "rules"), TABLES)
