@@ -4,8 +4,9 @@ At the study's table (4 players, Middle Kingdom and Harmony), from mid-game posi
 one core: ``az:default`` (the shipped network, each seat's value from its own view, or the mover's alone with
 ``--values mover``) searches a fixed number of simulations per position at each batch size. Its time is split
 into the compiled core (copying the root and playing each path, drawing the kingdoms), the encoder (the
-observations, gains included), the network (one forward pass a batch) and the tree (the rest: selection, backup,
-the improved policy). In the same run, the reference: ``mce``'s playouts/s from the same positions.
+observations, gains included), the rollouts (the leaves played out by ``--rollout``'s compiled policy), the
+network (one forward pass a batch) and the tree (the rest: selection, backup, the improved policy). In the same
+run, the reference: ``mce``'s playouts/s from the same positions.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from kdenv.rules import STUDY_RULES
 from kdenv.view import PublicView
 
 BATCHES = (1, 8, 32, 64)
-PARTS = {"core": ("branch", "redraw_rows"), "encoder": ("observe_seats",)}
+PARTS = {"core": ("branch", "redraw_rows"), "encoder": ("observe_seats",), "rollouts": ("finish_rows",)}
 
 
 def mid_game(seed: int, decisions: int = 30) -> PublicView:
@@ -81,10 +82,11 @@ def timed_parts(spent: dict[str, float]):
             setattr(az_search, name, function)
 
 
-def az_rate(batch: int, values: str, simulations: int, positions: int, network: str = "default"
-            ) -> tuple[float, dict[str, float]]:  # fmt: skip
+def az_rate(batch: int, values: str, simulations: int, positions: int, network: str = "default",
+            rollout: str = "fg") -> tuple[float, dict[str, float]]:  # fmt: skip
     """(simulations per CPU second, share of the time per part) of ``az`` over ``positions`` positions."""
-    spec = f"az:{network},simulations={simulations},batch={batch}" + (f",values={values}" if values else "")
+    spec = f"az:{network},simulations={simulations},batch={batch},rollout={rollout}"
+    spec += f",values={values}" if values else ""
     player = make_player(spec, 4, STUDY_RULES)
     assert isinstance(player, AZPlayer)
     spent = dict.fromkeys([*PARTS, "network"], 0.0)
@@ -187,12 +189,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--values", choices=("views", "mover", "seats"), default="",
                         help="how leaves get every value (default: the az player's for the network)")  # fmt: skip
     parser.add_argument("--batches", type=int, nargs="+", default=list(BATCHES), help="batch sizes (default 1 8 32 64)")
+    parser.add_argument("--rollout", choices=("fg", "gprd", "random", "none"), default="fg",
+                        help="the leaves' rollout policy (default fg; none: the network values them)")  # fmt: skip
     args = parser.parse_args(argv)
     values = args.values or "the player's default"
-    print(f"az:{args.network}, values: {values}, {args.simulations} simulations from {args.positions} mid-game "
-          "positions")  # fmt: skip
+    print(f"az:{args.network}, rollout: {args.rollout}, values: {values}, {args.simulations} simulations from "
+          f"{args.positions} mid-game positions")  # fmt: skip
     for batch in args.batches:
-        rate, shares = az_rate(batch, args.values, args.simulations, args.positions, args.network)
+        rate, shares = az_rate(batch, args.values, args.simulations, args.positions, args.network, args.rollout)
         split = ", ".join(f"{part} {share:4.0%}" for part, share in shares.items())
         print(f"  batch {batch:3}: {rate:8,.0f} simulations per CPU second   ({split})")
     core, engine = leaf_costs(64, 6)

@@ -27,7 +27,8 @@ def test_bench_search_prints_each_batch_its_parts_the_leaf_costs_and_mce(capsys)
     assert [line.split(":")[0].strip() for line in lines[1:3]] == ["batch   1", "batch   4"]
     for line in lines[1:3]:
         shares = [int(part.split()[-1].rstrip("%)")) for part in line.split("(")[1].split(",")]
-        assert len(shares) == 4 and abs(sum(shares) - 100) <= 2  # core, encoder, network, tree
+        assert len(shares) == 5 and abs(sum(shares) - 100) <= 2  # core, encoder, rollouts, network, tree
+        assert shares[2] > 0  # the default's fg rollouts are timed apart
     assert "compiled core" in lines[3] and "engine" in lines[3]
     assert lines[4].startswith("reference: mce")
 
@@ -35,8 +36,11 @@ def test_bench_search_prints_each_batch_its_parts_the_leaf_costs_and_mce(capsys)
 def test_bench_search_takes_a_network_and_how_its_leaves_get_values(capsys):
     from benchmarks.search import main as search
 
-    assert search(["--positions", "1", "--simulations", "4", "--batches", "2", "--values", "mover"]) == 0
-    assert capsys.readouterr().out.startswith("az:default, values: mover, 4 simulations")
+    assert search(["--positions", "1", "--simulations", "4", "--batches", "2", "--values", "mover",
+                   "--rollout", "none"]) == 0  # fmt: skip
+    out = capsys.readouterr().out
+    assert out.startswith("az:default, rollout: none, values: mover, 4 simulations")
+    assert "rollouts   0%" in out.splitlines()[1]
 
 
 def test_bench_decisions_judges_each_players_moves_at_the_same_positions(capsys):
