@@ -63,6 +63,19 @@ def test_an_agent_seated_twice_is_one_line_and_not_its_own_opponent():
     assert results.agent("x").win_low < 1.0  # never a zero-width interval
 
 
+def test_the_head_to_head_interval_is_clustered_by_deal():
+    """Two seats each of x and y: a deal's four meetings move together, so its interval is the t interval of the
+    deals' means (here 1, 3/4, 1/4, 0: mean 1/2, sample variance 0.625 / 3 over 4 deals); a pair that always places the
+    same way has none."""
+    outcomes = [[0, 1, 2, 3], [0, 2, 1, 3], [1, 3, 0, 2], [2, 3, 0, 1]]  # x, x, y, y: places of each deal
+    records = [record(i, i, ["x", "x", "y", "y"], [9, 8, 7, 6], [0], places) for i, places in enumerate(outcomes)]
+    results = summarize(records)
+    assert results.head_to_head["x"]["y"] == 0.5 and results.meetings["x"]["y"] == 16
+    assert results.head_to_head_ci["x"]["y"] == pytest.approx(t95(3) * math.sqrt(0.625 / 3) / 2)
+    fixed = summarize([record(i, i, ["x", "y"], [9, 1], [0], [0, 1]) for i in range(5)])
+    assert fixed.head_to_head["x"]["y"] == 1.0 and fixed.head_to_head_ci["x"]["y"] == 0.0
+
+
 def test_ratings_reward_the_agent_that_keeps_placing_first():
     games = [(["strong", "weak", "mid"], [0, 2, 1]) for _ in range(20)]
     ratings = rate_games(games)

@@ -28,8 +28,8 @@ def agent_row(a: AgentResult) -> tuple[str, ...]:
     )
 
 
-def _ci(half_width: float) -> str:
-    return "n/a" if math.isnan(half_width) else f"{half_width:.1f}"
+def _ci(half_width: float, digits: int = 1) -> str:
+    return "n/a" if math.isnan(half_width) else f"{half_width:.{digits}f}"
 
 
 def win_summary(a: AgentResult, chance: float | None = None) -> str:
@@ -42,11 +42,13 @@ def win_summary(a: AgentResult, chance: float | None = None) -> str:
 
 
 def head_to_head_rows(results: Results) -> list[tuple[str, ...]]:
-    """Rows of the head-to-head table: the share of meetings the row agent placed ahead of the column agent."""
+    """Rows of the head-to-head table: the share of meetings the row agent placed ahead of the column agent, with
+    its 95% CI (clustered by deal)."""
     order = [a.agent for a in results.agents]
     rows = []
     for a in order:
-        cells = [f"{results.head_to_head[a][b]:.0%}" if b in results.head_to_head[a] else "-" for b in order]
+        shares, cis = results.head_to_head[a], results.head_to_head_ci[a]
+        cells = [f"{shares[b]:.0%} ± {_ci(100 * cis[b], 0)}" if b in shares else "-" for b in order]
         rows.append((a, *cells))
     return rows
 

@@ -78,6 +78,7 @@ class Results:
     deals: int
     head_to_head: dict[str, dict[str, float]]  # [a][b]: share of meetings in which a placed ahead of b
     meetings: dict[str, dict[str, int]]  # [a][b]: games in which a and b sat at the same table
+    head_to_head_ci: dict[str, dict[str, float]]  # [a][b]: half-width of that share's 95% CI, clustered by deal
 
     def to_dict(self) -> dict:
         return {
@@ -85,6 +86,7 @@ class Results:
             "deals": self.deals,
             "agents": [asdict(a) for a in self.agents],
             "head_to_head": self.head_to_head,
+            "head_to_head_ci": self.head_to_head_ci,
             "meetings": self.meetings,
         }
 
@@ -103,7 +105,7 @@ def summarize(records: Iterable[dict]) -> Results:
     """Results of finished tournament records (each with ``agents``, ``final`` and ``tournament``)."""
     records = sorted(records, key=lambda r: r["tournament"]["game_id"])
     seen: dict[str, dict[str, list]] = {}
-    ahead: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
+    ahead: dict[str, dict[str, list]] = defaultdict(lambda: defaultdict(list))  # [a][b]: (deal, 1 | 1/2 | 0)
     meets: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     for record in records:
         agents, scores, winners = record["agents"], record["final"]["scores"], record["final"]["winners"]
@@ -120,18 +122,27 @@ def summarize(records: Iterable[dict]) -> Results:
                 if other_spec != spec:
                     meets[spec][other_spec] += 1
                     diff = placings[other] - placings[seat]
-                    ahead[spec][other_spec] += 1.0 if diff > 0 else 0.5 if diff == 0 else 0.0
+                    ahead[spec][other_spec].append((deal, 1.0 if diff > 0 else 0.5 if diff == 0 else 0.0))
     ratings = rate_games((r["agents"], r["tournament"]["placings"]) for r in records)
     lines = [_agent_result(spec, row, ratings[spec]) for spec, row in seen.items()]
     lines.sort(key=lambda a: (-a.ordinal, a.agent))
     order = [a.agent for a in lines]
+    shares = {a: {b: _share(ahead[a][b]) for b in order if meets[a][b]} for a in order}
     return Results(
         agents=lines,
         games=len(records),
         deals=len({r["tournament"]["deal"] for r in records}),
-        head_to_head={a: {b: ahead[a][b] / meets[a][b] for b in order if meets[a][b]} for a in order},
+        head_to_head={a: {b: share for b, (share, _) in row.items()} for a, row in shares.items()},
         meetings={a: {b: meets[a][b] for b in order if meets[a][b]} for a in order},
+        head_to_head_ci={a: {b: ci for b, (_, ci) in row.items()} for a, row in shares.items()},
     )
+
+
+def _share(meetings: list[tuple[int, float]]) -> tuple[float, float]:
+    """(mean, 95% CI half-width clustered by deal) of the outcomes of one pair's meetings: (deal, outcome)."""
+    deals, outcomes = zip(*meetings, strict=True)
+    mean, se = clustered_mean(outcomes, deals)
+    return mean, t95(max(1, len(set(deals)) - 1)) * se
 
 
 def _agent_result(spec: str, row: dict[str, list], rating) -> AgentResult:
