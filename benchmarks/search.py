@@ -16,11 +16,12 @@ import random
 import time
 from collections.abc import Callable
 from contextlib import contextmanager
+from typing import get_args
 
 import numpy as np
 
 from agents import az_search
-from agents.az import AZPlayer
+from agents.az import AZPlayer, Rollout
 from agents.az_search import Evaluate
 from agents.mce import MonteCarloPlayer
 from agents.registry import make_player
@@ -189,7 +190,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--values", choices=("views", "mover", "seats"), default="",
                         help="how leaves get every value (default: the az player's for the network)")  # fmt: skip
     parser.add_argument("--batches", type=int, nargs="+", default=list(BATCHES), help="batch sizes (default 1 8 32 64)")
-    parser.add_argument("--rollout", choices=("fg", "gprd", "random", "none"), default="fg",
+    parser.add_argument("--rollout", choices=get_args(Rollout), default="fg",
                         help="the leaves' rollout policy (default fg; none: the network values them)")  # fmt: skip
     args = parser.parse_args(argv)
     values = args.values or "the player's default"

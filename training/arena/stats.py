@@ -106,7 +106,6 @@ def summarize(records: Iterable[dict]) -> Results:
     records = sorted(records, key=lambda r: r["tournament"]["game_id"])
     seen: dict[str, dict[str, list]] = {}
     ahead: dict[str, dict[str, list]] = defaultdict(lambda: defaultdict(list))  # [a][b]: (deal, 1 | 1/2 | 0)
-    meets: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     for record in records:
         agents, scores, winners = record["agents"], record["final"]["scores"], record["final"]["winners"]
         placings, deal = record["tournament"]["placings"], record["tournament"]["deal"]
@@ -120,20 +119,19 @@ def summarize(records: Iterable[dict]) -> Results:
             row["placing"].append(placings[seat] + 1)
             for other, other_spec in enumerate(agents):
                 if other_spec != spec:
-                    meets[spec][other_spec] += 1
                     diff = placings[other] - placings[seat]
                     ahead[spec][other_spec].append((deal, 1.0 if diff > 0 else 0.5 if diff == 0 else 0.0))
     ratings = rate_games((r["agents"], r["tournament"]["placings"]) for r in records)
     lines = [_agent_result(spec, row, ratings[spec]) for spec, row in seen.items()]
     lines.sort(key=lambda a: (-a.ordinal, a.agent))
     order = [a.agent for a in lines]
-    shares = {a: {b: _share(ahead[a][b]) for b in order if meets[a][b]} for a in order}
+    shares = {a: {b: _share(ahead[a][b]) for b in order if ahead[a][b]} for a in order}
     return Results(
         agents=lines,
         games=len(records),
         deals=len({r["tournament"]["deal"] for r in records}),
         head_to_head={a: {b: share for b, (share, _) in row.items()} for a, row in shares.items()},
-        meetings={a: {b: meets[a][b] for b in order if meets[a][b]} for a in order},
+        meetings={a: {b: len(ahead[a][b]) for b in order if ahead[a][b]} for a in order},
         head_to_head_ci={a: {b: ci for b, (_, ci) in row.items()} for a, row in shares.items()},
     )
 
