@@ -1,9 +1,10 @@
 """The search of the ``az`` player: a network-guided max^n tree search over the compiled core.
 
 * **States.** The tree is Python; the states are rows of the compiled core (:mod:`kdenv.batched.branch`). Each
-  simulation deals its own deck (the root's unseen dominoes reshuffled, as ``view.determinize`` does; the
-  true deck is never read: the root is built from a :class:`~kdenv.view.PublicView`), walks the tree, and its
-  leaf's state is the root's game with the path played.
+  simulation deals a deck (the root's unseen dominoes reshuffled, as ``view.determinize`` does; the true deck
+  is never read: the root is built from a :class:`~kdenv.view.PublicView`), walks the tree, and its leaf's
+  state is the root's game with the path played. The n-th simulation of every root action deals the same deck
+  (common random numbers), so the root's Q-values differ by the moves more than by the draws.
 * **Chance.** Within a round every decision is deterministic. The last move of a round draws the next line from
   the simulation's deck, so the children of such a move are keyed by the line drawn (as ``uct`` does). With
   ``lines=K`` a chance node keeps at most K lines: once it has K, a simulation draws one of them at random (its
@@ -144,6 +145,7 @@ class Search:
         self.draws = draw_states(rng, self.settings.batch)  # the rollouts' generators, one per leaf row
         drawn = int(root_games.counters[0, DRAWN])
         self.deck, self.drawn = root_games.deck[0].copy(), drawn
+        self.deals: list[np.ndarray] = []
         root = (yield from self._evaluate([(None, [], None)]))[0]
         assert isinstance(root, Node), "the search starts from an unfinished game"
         if self.settings.root == "gumbel":
@@ -192,11 +194,11 @@ class Search:
     def _descend(self, root: Node, first: int | None) -> tuple:
         """Walk down from the root with this simulation's deck: (where the new node goes, the path of (node,
         index) pairs, the deck), the path already counted as visited with the virtual loss."""
-        deck = self.deck.copy()
-        deck[self.drawn :] = self.rng.permutation(deck[self.drawn :])
         node, path = root, []
         while True:
             a = first if node is root and first is not None else self._select(node)
+            if node is root:
+                deck = self._deal(int(root.visits[a]))
             path.append((node, a))
             node.visits[a] += 1
             node.totals[a, node.mover] -= VIRTUAL_LOSS
@@ -212,6 +214,16 @@ class Search:
             if isinstance(child, Leaf):
                 return child, path, deck
             node = child
+
+    def _deal(self, n: int) -> np.ndarray:
+        """The deck of a root action's ``n``-th simulation: the root's unseen dominoes in the n-th order drawn this
+        search. Every root action's n-th simulation deals the same (common random numbers), so two actions' Q
+        differ by their moves more than by their luck."""
+        while len(self.deals) <= n:
+            deck = self.deck.copy()
+            deck[self.drawn :] = self.rng.permutation(deck[self.drawn :])
+            self.deals.append(deck)
+        return self.deals[n].copy()  # a copy: a chance node with ``lines`` rearranges it
 
     def _line(self, deck: np.ndarray, drawn: int, lines: dict) -> tuple:
         """The line (sorted) this simulation draws at a chance node that holds ``lines``: its deck's next (held

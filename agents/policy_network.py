@@ -69,10 +69,10 @@ class KingdomExtractor(BaseFeaturesExtractor):
         board, features = observations["board"], observations["features"]
         x = torch.relu(self.stem(board) + self.condition(features)[:, :, None, None])
         x = self.blocks(x)  # (B, channels, F, F)
-        pooled = torch.cat([x.mean(dim=(2, 3)), x.amax(dim=(2, 3))], dim=1)
-        trunk = self.trunk(torch.cat([self.vector(features), pooled], dim=1))
-        slots = self.slot(features[:, self.slots])
-        fits = torch.relu(x.flatten(2)[:, None, :, :] + slots[:, :, :, None]).amax(dim=3)  # (B, L, channels)
+        peak = x.amax(dim=(2, 3))
+        trunk = self.trunk(torch.cat([self.vector(features), x.mean(dim=(2, 3)), peak], dim=1))
+        # max over cells of relu(cell + slot) is relu(max cell + slot), exactly (both are monotone): (B, L, channels)
+        fits = torch.relu(peak[:, None, :] + self.slot(features[:, self.slots]))
         return torch.cat([x.flatten(1), trunk, fits.flatten(1)], dim=1)
 
 

@@ -27,6 +27,14 @@ def busy_view(seed: int = 2) -> PublicView:
     return PublicView(game)
 
 
+def round_end_view() -> PublicView:
+    """The study's table at the last pick of a round after the first: every move there draws the next line."""
+    game = Game(4, STUDY_RULES, seed=11)
+    while not (game.phase == "pick" and game.king == len(game.queue) - 1 and game.round >= 1):
+        game.step(game.legal_actions()[0])
+    return PublicView(game)
+
+
 @pytest.mark.parametrize("root", ["gumbel", "puct"])
 @pytest.mark.parametrize("simulations", [1, 7, 40])
 def test_simulations_n_does_exactly_n(root, simulations):
@@ -57,12 +65,9 @@ def test_same_seed_same_moves():
 def test_chance_children_are_keyed_by_lines_the_player_could_see_drawn(rollout):
     """A move that ends a round leads to one child per next line drawn, each from the player's unseen dominoes
     (with rollouts too, which play the leaves' rows on to the end after they are read)."""
-    game = Game(4, STUDY_RULES, seed=11)
-    while not (game.phase == "pick" and game.king == len(game.queue) - 1 and game.round >= 1):
-        game.step(game.legal_actions()[0])
-    view = PublicView(game)
+    view = round_end_view()
     player = make_player(f"az:default,simulations=48,root=puct,rollout={rollout}", 4, STUDY_RULES)
-    player.reset(game.current_player, seed=0)
+    player.reset(view.current_player, seed=0)
     root = player.search(view).root
     assert root.chance
     unseen = set(view.unseen())
@@ -75,12 +80,9 @@ def test_chance_children_are_keyed_by_lines_the_player_could_see_drawn(rollout):
 def test_a_chance_node_keeps_at_most_lines_lines_and_the_tree_grows_below_it():
     """With ``lines=2`` every chance node holds at most two lines (the player's unseen dominoes), later
     simulations revisit them, and the tree goes on below a round's end."""
-    game = Game(4, STUDY_RULES, seed=11)
-    while not (game.phase == "pick" and game.king == len(game.queue) - 1 and game.round >= 1):
-        game.step(game.legal_actions()[0])
-    view = PublicView(game)
+    view = round_end_view()
     player = make_player("az:default,simulations=64,root=puct,lines=2", 4, STUDY_RULES)
-    player.reset(game.current_player, seed=0)
+    player.reset(view.current_player, seed=0)
     root = player.search(view).root
     unseen = set(view.unseen())
     for k, lines in enumerate(root.children):
@@ -90,6 +92,24 @@ def test_a_chance_node_keeps_at_most_lines_lines_and_the_tree_grows_below_it():
         below = [node for node in lines.values() if isinstance(node, Node)]
         assert sum(node.visits.sum() for node in below) <= root.visits[k] - len(lines)
     assert max(node.visits.sum() for lines in root.children if lines for node in lines.values()) >= 2
+
+
+def test_every_root_move_s_nth_simulation_draws_the_same_line():
+    """Common random numbers: the n-th simulation through each root move deals the same deck. At the last
+    placement of a round, each move's (forced) pick draws the next line; the lines each holds, in the order
+    first drawn, are prefixes of one sequence."""
+    game = Game(4, STUDY_RULES, seed=11)
+    while not (game.phase == "place" and game.king == len(game.queue) - 1 and game.round >= 1
+               and len(game.legal_actions()) >= 4):  # fmt: skip
+        game.step(game.legal_actions()[0])
+    player = make_player("az:default,simulations=96,considered=4", 4, STUDY_RULES)  # 12 and more each
+    player.reset(game.current_player, seed=0)
+    root = player.search(PublicView(game)).root
+    drawn = [list(child.children[0]) for child in root.children if isinstance(child, Node) and child.children[0]]
+    longest = max(drawn, key=len)
+    assert len(drawn) == 4 and len(longest) >= 12
+    for lines in drawn:
+        assert lines == longest[: len(lines)]
 
 
 def test_the_output_is_the_prior_improved_by_the_completed_q_values():

@@ -48,3 +48,22 @@ def test_masked_prediction_is_always_legal():
         action, _ = policy.predict(obs, action_masks=action_mask(game).astype(bool), deterministic=False)
         game.step(int(action))
     assert pick_action(0) == discard_action(5) + 1
+
+
+def test_a_slot_s_fit_is_its_best_cell_of_the_map():
+    """Each next-line slot's fit is, per channel, the best over the map's cells of relu(cell + the slot's
+    embedding), as the network reads it (computed from the map's peak, which is exactly the same)."""
+    from kdenv.actions import MAX_LINE
+
+    extractor = _policy(channels=6).features_extractor
+    encoder = ObservationEncoder(4, 5)
+    torch.manual_seed(0)
+    board = torch.rand(3, *encoder.space["board"].shape)
+    features = torch.rand(3, *encoder.space["features"].shape)
+    with torch.no_grad():
+        out = extractor({"board": board, "features": features})
+        x = torch.relu(extractor.stem(board) + extractor.condition(features)[:, :, None, None])
+        x = extractor.blocks(x).flatten(2)  # (B, channels, cells)
+        slots = extractor.slot(features[:, extractor.slots])  # (B, L, channels)
+        explicit = torch.relu(x[:, None, :, :] + slots[:, :, :, None]).amax(dim=3)
+    assert torch.equal(out[:, -MAX_LINE * 6 :].reshape(3, MAX_LINE, 6), explicit)
