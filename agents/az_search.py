@@ -161,23 +161,27 @@ class Search:
         self.gumbel = self.rng.gumbel(size=size) if s.sample else np.zeros(size)
         m = min(s.considered, size, simulations) if not until else min(s.considered, size)
         alive = list(np.argsort(-(self.gumbel + root.logits), kind="stable")[: max(m, 1)])
-        phases = max(1, math.ceil(math.log2(len(alive)))) if len(alive) > 1 else 1
+        phases = max(1, math.ceil(math.log2(len(alive))))
         done = 0
-        for phase in range(phases):
-            if until is None:
-                budget = simulations // phases + (simulations % phases if phase == phases - 1 else 0)
-                order = [alive[k % len(alive)] for k in range(budget)]
+        if until is None:  # mctx's schedule: each phase gives every action alive an equal share, at least one
+            while done < simulations:
+                each = max(1, simulations // (phases * len(alive)))
+                order = (alive * each)[: simulations - done]
                 done += yield from self._spend(root, len(order), None, iter(order).__next__)
-            else:
-                ends = _phase_clock(until, phases, phase)
+                alive = self._halved(root, alive, keep=max(min(2, len(alive)), len(alive) // 2))
+        else:  # the phases share the clock equally
+            for phase in range(phases):
                 cycle = _cycle(alive)
-                done += yield from self._spend(root, 0, ends, cycle.__next__, least=len(alive))
-            if len(alive) > 1:
-                score = self._gumbel_score(root)
-                alive.sort(key=lambda a: -score[a])
-                alive = alive[: max(1, len(alive) // 2)] if phase < phases - 1 else alive
+                done += yield from self._spend(root, 0, _phase_clock(until, phases, phase), cycle.__next__,
+                                               least=len(alive))  # fmt: skip
+                alive = self._halved(root, alive, keep=max(1, len(alive) // 2) if phase < phases - 1 else len(alive))
         self.survivors = alive
         return done
+
+    def _halved(self, root: Node, alive: list, keep: int) -> list:
+        """The ``keep`` best of the root actions ``alive`` by their Gumbel score, best first."""
+        score = self._gumbel_score(root)
+        return sorted(alive, key=lambda a: -score[a])[:keep]
 
     def _spend(self, root: Node, count: int, until, forced: Callable, least: int = 0):
         """Run ``count`` simulations (or, with ``until``, batches until it is true and at least ``least`` are

@@ -45,6 +45,17 @@ def test_simulations_n_does_exactly_n(root, simulations):
     assert result.root.visits.sum() == simulations
 
 
+def test_a_budget_of_simulations_is_shared_out_as_mctx_s_sequential_halving():
+    """64 simulations over 8 considered root moves: 2 each, then 5 each for the best 4, then 10 and the rest
+    (4) each for the best 2 (mctx's ``get_sequence_of_considered_visits``), so every considered move is tried."""
+    view = busy_view()
+    assert len(view.legal_actions()) >= 8
+    player = make_player("az:default,simulations=64,considered=8,batch=8", 4, STUDY_RULES)
+    player.reset(view.current_player, seed=1)
+    visits = sorted(player.search(view).root.visits.tolist(), reverse=True)
+    assert visits[:9] == [21, 21, 7, 7, 2, 2, 2, 2, 0]
+
+
 def test_same_seed_same_moves():
     def moves(seed: int) -> list[int]:
         player = make_player("az:default,simulations=12,sample=true,seed=4", 4, STUDY_RULES)
