@@ -2,7 +2,8 @@
 an iteration's time goes; then the same self-play in local processes and in Ray actors, in one run.
 
 Self-play is that of ``kdenv train`` with ``backend: az`` (:mod:`training.az.selfplay`): the table's shipped
-network with a per-seat value head, ``--parallel`` games at once in one process, every seat searching; the
+network with a per-seat value head, ``--parallel`` games at once in one process, every seat searching (its leaves
+valued by the network, or played out by ``--rollout``'s compiled policy as ``configs/az_4p.yaml`` does); the
 decisions/s count the searched decisions (those with one legal action are played unsearched and not counted).
 The backends' figures are measured on a second iteration, their start-up (processes, Ray, compilation) apart.
 """
@@ -11,9 +12,11 @@ from __future__ import annotations
 
 import argparse
 import time
+from typing import get_args
 
 import numpy as np
 
+from agents.az import Rollout
 from agents.checkpoint import CheckpointSettings
 from training.az.config import AZConfig, SelfPlayConfig
 from training.az.learner import Learner
@@ -23,11 +26,10 @@ from training.az.workers import InProcess, LocalWorkers, RayWorkers, search_sett
 
 
 def _selfplay_rate(
-    settings: CheckpointSettings, policy, parallel: int, simulations: int, seconds: float
+    settings: CheckpointSettings, policy, config: SelfPlayConfig, seconds: float
 ) -> tuple[Timing, float, Positions]:
     """(timing, wall seconds, positions labelled) of self-play for about ``seconds`` after a first move."""
-    config = SelfPlayConfig(parallel=parallel, simulations=simulations, considered=min(16, simulations))
-    play = SelfPlay(settings, policy, parallel, simulations, search_settings(config), seed=0)
+    play = SelfPlay(settings, policy, config.parallel, config.simulations, search_settings(config), seed=0)
     play.step()  # compilation and the first observations apart
     play.timing = Timing()
     labelled: list[Positions] = []
@@ -95,6 +97,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="kdenv bench selfplay", description=__doc__.splitlines()[0])
     parser.add_argument("--simulations", type=int, nargs="+", default=[16, 64], help="search budgets to measure")
     parser.add_argument("--parallel", type=int, default=32, help="games stepped at once in a process")
+    parser.add_argument("--considered", type=int, default=16, help="Gumbel's root actions (at most the budget)")
+    parser.add_argument("--rollout", choices=get_args(Rollout), default="none",
+                        help="the leaves' rollout policy (default none: the network values them)")  # fmt: skip
     parser.add_argument("--seconds", type=float, default=20.0, help="time of each self-play measurement")
     parser.add_argument("--batch", type=int, default=256, help="the learner's minibatch")
     parser.add_argument("--epochs", type=float, default=4.0, help="learn.epochs, for the shares of an iteration")
@@ -110,11 +115,16 @@ def main(argv: list[str] | None = None) -> int:
     weights = {key: value.clone() for key, value in policy.state_dict().items()}
     torch.set_num_threads(1)
     print(f"self-play at {config.env.num_players} players ({config.env.rules}), {args.parallel} games at once in one "
-          "process, one thread:")  # fmt: skip
+          f"process, one thread, rollout {args.rollout}:")  # fmt: skip
+
+    def selfplay(simulations: int, workers: int = 1) -> SelfPlayConfig:
+        return SelfPlayConfig(parallel=args.parallel, simulations=simulations, considered=min(args.considered,
+                              simulations), rollout=args.rollout, workers=workers)  # fmt: skip
+
     labelled = None
     shares = None
     for simulations in args.simulations:
-        timing, wall, positions = _selfplay_rate(settings, policy, args.parallel, simulations, args.seconds)
+        timing, wall, positions = _selfplay_rate(settings, policy, selfplay(simulations), args.seconds)
         labelled = labelled or positions
         rate = timing.decisions / wall
         where = f"search {timing.search / wall:.0%}, network {timing.network / wall:.0%}, env {timing.env / wall:.0%}"
@@ -132,14 +142,13 @@ def main(argv: list[str] | None = None) -> int:
     text = ", ".join(f"{name} {seconds / timing.decisions / total:.0%}" for name, seconds in parts.items())
     text += f", learning {learning / total:.0%}"
     print(f"an iteration at {simulations} simulations, learn.epochs {args.epochs:g}: {text}")
-    selfplay = SelfPlayConfig(parallel=args.parallel, simulations=args.simulations[0],
-                              considered=min(16, args.simulations[0]), workers=args.workers)  # fmt: skip
-    local = _backend_rate("local", settings, weights, selfplay, args.games)
+    backends = selfplay(args.simulations[0], args.workers)
+    local = _backend_rate("local", settings, weights, backends, args.games)
     line = (
-        f"backends, {args.workers} workers, {selfplay.simulations} simulations: local processes {local:.1f} decisions/s"
+        f"backends, {args.workers} workers, {backends.simulations} simulations: local processes {local:.1f} decisions/s"
     )
     if not args.no_ray:
-        on_ray = _backend_rate("ray", settings, weights, selfplay, args.games)
+        on_ray = _backend_rate("ray", settings, weights, backends, args.games)
         line += f", Ray actors {on_ray:.1f} decisions/s ({on_ray / local - 1:+.0%})"
     print(line)
     return 0
