@@ -168,7 +168,8 @@ class Search:
                 each = max(1, simulations // (phases * len(alive)))
                 order = (alive * each)[: simulations - done]
                 done += yield from self._spend(root, len(order), None, iter(order).__next__)
-                alive = self._halved(root, alive, keep=max(min(2, len(alive)), len(alive) // 2))
+                if done < simulations:
+                    alive = self._halved(root, alive, keep=max(min(2, len(alive)), len(alive) // 2))
         else:  # the phases share the clock equally
             for phase in range(phases):
                 cycle = _cycle(alive)

@@ -27,12 +27,19 @@ def busy_view(seed: int = 2) -> PublicView:
     return PublicView(game)
 
 
-def round_end_view() -> PublicView:
-    """The study's table at the last pick of a round after the first: every move there draws the next line."""
+def round_end(phase: str, choices: int = 1) -> Game:
+    """The study's table at the last king's ``phase`` of a round after the first, with at least ``choices`` legal
+    moves: its pick draws the next line."""
     game = Game(4, STUDY_RULES, seed=11)
-    while not (game.phase == "pick" and game.king == len(game.queue) - 1 and game.round >= 1):
+    while not (game.phase == phase and game.king == len(game.queue) - 1 and game.round >= 1
+               and len(game.legal_actions()) >= choices):  # fmt: skip
         game.step(game.legal_actions()[0])
-    return PublicView(game)
+    return game
+
+
+def round_end_view() -> PublicView:
+    """The last pick of a round after the first: every move there draws the next line."""
+    return PublicView(round_end("pick"))
 
 
 @pytest.mark.parametrize("root", ["gumbel", "puct"])
@@ -109,10 +116,7 @@ def test_every_root_move_s_nth_simulation_draws_the_same_line():
     """Common random numbers: the n-th simulation through each root move deals the same deck. At the last
     placement of a round, each move's (forced) pick draws the next line; the lines each holds, in the order
     first drawn, are prefixes of one sequence."""
-    game = Game(4, STUDY_RULES, seed=11)
-    while not (game.phase == "place" and game.king == len(game.queue) - 1 and game.round >= 1
-               and len(game.legal_actions()) >= 4):  # fmt: skip
-        game.step(game.legal_actions()[0])
+    game = round_end("place", choices=4)
     player = make_player("az:default,simulations=96,considered=4", 4, STUDY_RULES)  # 12 and more each
     player.reset(game.current_player, seed=0)
     root = player.search(PublicView(game)).root
