@@ -21,12 +21,12 @@ The network guides the search by its prior; ``rollout=none`` (or ``mix`` below 1
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Annotated, Literal
+from dataclasses import dataclass, fields
+from typing import Annotated
 
 import numpy as np
 
-from agents.az_search import Clock, Evaluate, Result, Search, Settings
+from agents.az_search import Clock, Evaluate, Result, Rollout, Root, Search, Settings
 from agents.base import Player
 from agents.evaluator import Evaluator, Values
 from agents.options import Bound, ClockName
@@ -38,7 +38,7 @@ from kdenv.batched.tables import tables
 from kdenv.rules import Rules
 from kdenv.view import PublicView
 
-Rollout = Literal["none", "random", "gprd", "fg"]  # none, or a rollout policy of agents.az_search.ROLLOUTS
+SEARCH = Settings()  # the search's defaults, which the spec's options take
 
 
 @dataclass(frozen=True)
@@ -49,17 +49,17 @@ class AZOptions:
     simulations: int | None = None
     seconds: float | None = None
     clock: ClockName = "wall"
-    root: Literal["gumbel", "puct"] = "gumbel"
-    considered: Annotated[int, Bound(1, least=True)] = 16
-    c: Annotated[float, Bound(least=True)] = 1.25
-    c_visit: Annotated[float, Bound(least=True)] = 50.0
-    c_scale: float = 1.0
+    root: Root = SEARCH.root  # the search's constants default to its own (Settings)
+    considered: Annotated[int, Bound(1, least=True)] = SEARCH.considered
+    c: Annotated[float, Bound(least=True)] = SEARCH.c_puct
+    c_visit: Annotated[float, Bound(least=True)] = SEARCH.c_visit
+    c_scale: float = SEARCH.c_scale
     values: Values | None = None
-    batch: Annotated[int, Bound(1, least=True)] = 16
-    rollout: Rollout = "fg"
-    mix: Annotated[float, Bound(least=True, high=1)] = 1.0  # the rollout's share of a leaf's value
-    lines: Annotated[int, Bound(least=True)] = 0  # the lines drawn a chance node keeps (0: all)
-    sample: bool = False
+    batch: Annotated[int, Bound(1, least=True)] = SEARCH.batch
+    rollout: Rollout = SEARCH.rollout
+    mix: Annotated[float, Bound(least=True, high=1)] = SEARCH.mix  # the rollout's share of a leaf's value
+    lines: Annotated[int, Bound(least=True)] = SEARCH.lines  # the lines drawn a chance node keeps (0: all)
+    sample: bool = SEARCH.sample
     seed: Annotated[int, Bound(least=True)] | None = None
 
 
@@ -71,18 +71,8 @@ class AZPlayer(Player):
     def __init__(self, options: AZOptions = AZOptions()) -> None:
         super().__init__()
         self.budget = Budget(options.seconds, options.simulations, options.clock, name="simulations")
-        self.settings = Settings(
-            root=options.root,
-            c_puct=options.c,
-            considered=options.considered,
-            c_visit=options.c_visit,
-            c_scale=options.c_scale,
-            batch=options.batch,
-            sample=options.sample,
-            rollout=options.rollout,
-            mix=options.mix,
-            lines=options.lines,
-        )
+        shared = {f.name: getattr(options, f.name) for f in fields(Settings) if f.name != "c_puct"}
+        self.settings = Settings(c_puct=options.c, **shared)
         rolled_only = options.rollout != "none" and options.mix == 1
         self.values = options.values or ("mover" if rolled_only else None)  # the network's values unused: 1 row
         self.base_seed = options.seed

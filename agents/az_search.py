@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Generator
 from dataclasses import dataclass
-from typing import Any, NamedTuple, Protocol
+from typing import Any, Literal, NamedTuple, Protocol
 
 import numpy as np
 
@@ -40,20 +40,22 @@ from kdenv.batched.tables import Tables
 VIRTUAL_LOSS = 1.0  # subtracted from the mover's value of an edge while a simulation through it waits
 MAX_DEPTH = 96  # the longest game (2 moves a domino, 48 dominoes)
 ROLLOUTS = {p.name.lower(): int(p) for p in (Policy.RANDOM, Policy.GPRD, Policy.FG)}  # rollout policies' codes
+Rollout = Literal["none", "random", "gprd", "fg"]  # none, or a rollout policy of ROLLOUTS
+Root = Literal["gumbel", "puct"]
 
 
 @dataclass(frozen=True)
 class Settings:
     """The search's constants (the ``az:`` spec's options)."""
 
-    root: str = "gumbel"  # gumbel | puct
+    root: Root = "gumbel"
     c_puct: float = 1.25
     considered: int = 16  # Gumbel: root actions sampled without replacement
     c_visit: float = 50.0  # sigma(q) = (c_visit + max visits) * c_scale * q (mctx's maxvisit_init, value_scale)
     c_scale: float = 1.0
     batch: int = 16
     sample: bool = False  # Gumbel noise at the root (else its top actions by prior); puct: play by visits
-    rollout: str = "fg"  # none | random | gprd | fg: also play each leaf out with that policy (compiled)
+    rollout: Rollout = "fg"  # also play each leaf out with that policy (compiled)
     mix: float = 1.0  # a leaf's value: (1 - mix) * the network's + mix * the rollout's (AlphaGo's lambda)
     lines: int = 0  # the lines drawn a chance node keeps (0: every line drawn its own child)
 
@@ -382,7 +384,17 @@ def sigma(node: Node, q: np.ndarray, settings: Settings) -> np.ndarray:
 
 def improved_policy(node: Node, settings: Settings) -> np.ndarray:
     """softmax(logits + sigma(completed Q)): the policy the search improves the prior into."""
-    logits = node.logits + sigma(node, completed_q(node), settings)
+    return _softmax(node.logits + sigma(node, completed_q(node), settings))
+
+
+def tilted_policy(node: Node, temperature: float) -> np.ndarray:
+    """softmax(logits + completed Q / temperature): the prior tilted by the Q-values on the reward's own scale.
+    Unlike sigma's rescaling to [0, 1], the tilt grows with how far the Q-values differ, so a few rollouts'
+    noise between near-equal actions moves it little (a target for learning, as in MPO's and AWR's)."""
+    return _softmax(node.logits + completed_q(node) / temperature)
+
+
+def _softmax(logits: np.ndarray) -> np.ndarray:
     policy = np.exp(logits - logits.max())
     return policy / policy.sum()
 

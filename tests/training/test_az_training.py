@@ -77,6 +77,41 @@ def test_targets_are_the_search_output_and_the_seats_outcomes(tmp_path):
     assert values[searched - 1] == pytest.approx(np.roll(reward, -mover))
 
 
+def test_with_an_opponent_one_seat_a_game_searches_and_the_opponent_holds_the_others(tmp_path):
+    """``selfplay.opponent``: each game's labelled decisions are all one seat's, the seat the record names the
+    learner, and every other seat's moves are the opponent's (the records name it)."""
+    config = smoke(tmp_path, "selfplay.opponent=fg")
+    settings, policy = starting_network(config)
+    play = SelfPlay(settings, policy, 2, 2, search_settings(config.selfplay), seed=3, opponent="fg")
+    done: list = []
+    while len(done) < 2:
+        pending = [{row[4] for row in p.rows} for p in play.pending]
+        assert all(len(movers) <= 1 for movers in pending)
+        done += [positions for positions in play.step() if len(positions)]
+    for record in play.env.records():
+        assert sorted(record["agents"]) == ["fg", "fg", "fg", "learner"]
+    assert all(len(positions) >= 10 for positions in done)  # a seat's choices of a whole game
+
+
+def test_with_a_target_temperature_the_target_is_the_prior_tilted_by_the_q_values(tmp_path):
+    """``selfplay.target_temperature``: the target is softmax(logits + Q / temperature), Q the search's completed
+    Q-values as they are; the search's own improved policy (sigma rescales Q to [0, 1]) is another."""
+    config = smoke(tmp_path, "selfplay.c_scale=1")
+    settings, policy = starting_network(config)
+    play = SelfPlay(settings, policy, 1, 4, search_settings(config.selfplay), seed=5, target_temperature=0.5)
+    while play.obs["action_mask"][0].sum() < 3:
+        play.step()
+    t = play.tables
+    before, rng = games(1, t), copy.deepcopy(play.rng)
+    copy_game(play.env.games, 0, before, 0)
+    play.step()
+    result = Search(t, 1, search_settings(config.selfplay)).run(play.evaluator, before, rng, 4)
+    target = play.pending[0].rows[-1][3]
+    tilted = np.exp(result.root.logits + result.q / 0.5)
+    assert target[result.root.actions] == pytest.approx(tilted / tilted.sum(), abs=1e-6)
+    assert np.abs(np.log(result.policy) - np.log(tilted / tilted.sum())).max() > 1  # a factor e, somewhere
+
+
 @pytest.mark.slow
 def test_a_tiny_run_end_to_end_and_its_checkpoint_plays_as_ppo_and_az(tmp_path):
     run = train_az(smoke(tmp_path, "iterations=2", "eval.search_games=4", "eval.search_simulations=2"))

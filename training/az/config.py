@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic.dataclasses import dataclass
 
-from agents.az import Rollout
+from agents.az_search import Rollout
 from kdenv.rules import Rules
 from training.ppo.config import (
     AT_LEAST_ZERO,
@@ -61,6 +61,10 @@ class SelfPlayConfig:
     c_scale: Annotated[Real, AT_LEAST_ZERO] = 0.1
     rollout: Rollout = "none"  # none, or each leaf also played out by this compiled policy (the az player's option)
     mix: Annotated[Real, SHARE] = 1.0  # then the rollout's share of a leaf's value
+    opponent: Literal["none", "random", "gprd", "fg"] = "none"  # none: every seat searches; else one seat a game
+    # (drawn at each deal) searches and this compiled player holds the others
+    target_temperature: Annotated[Real | None, POSITIVE] = None  # None: the targets are the improved policy; else
+    # softmax(logits + Q / this), Q on the reward's scale (agents.az_search.tilted_policy): less moved by noise
     workers: Annotated[Count, POSITIVE] = 1  # self-play processes (1: in the learner's process)
     backend: Literal["local", "ray"] = "local"  # local processes, or Ray actors (each with a copy of the network)
 

@@ -1,16 +1,19 @@
 """Self-play with the search: many games stepped at once, every seat searching with one network, every
 searched decision labelled with the search's improved policy and, once its game ends, every seat's outcome.
 
-The games are rows of one :class:`~kdenv.vector.VectorEnv`. At each step every game whose mover has more than
-one legal action is searched (:class:`agents.az_search.Search`, one per game, a Gumbel root with sampling for
-exploration); :func:`agents.az_search.drive` runs the searches side by side, so each round of leaves is one
+The games are rows of one :class:`~kdenv.vector.VectorEnv`, or, with an ``opponent`` (a league of one compiled
+player), of a :class:`~training.envs.one_learner.OneLearnerVectorEnv` in which one seat a game (drawn at each
+deal) searches and the opponent plays the others inside the compiled core. At each step every game whose mover
+has more than one legal action is searched (:class:`agents.az_search.Search`, one per game, a Gumbel root with
+sampling for exploration); :func:`agents.az_search.drive` runs the searches side by side, so each round of leaves is one
 forward pass of the network for all the games. A search starts from the game as it is: its simulations deal
 the unseen dominoes afresh (the deck's order beyond the drawn ones is never used), so it sees what the mover
 may see. A decision with one legal action is played without a search and is no target.
 
 A position is the mover's observation (``board``, ``features``, ``mask``, as the network reads it), the improved
-policy over the whole action space (``policy``), and each seat's rank reward relative to the mover (``values``:
-entry j is seat (mover + j) % P, the order of the per-seat value head).
+policy over the whole action space (``policy``; with a ``target_temperature``, the prior tilted by the Q-values
+instead, :func:`agents.az_search.tilted_policy`, less moved by the rollouts' noise), and each seat's rank reward
+relative to the mover (``values``: entry j is seat (mover + j) % P, the order of the per-seat value head).
 """
 
 from __future__ import annotations
@@ -21,12 +24,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from agents.az_search import Search, drive
+from agents.az_search import Search, drive, tilted_policy
 from agents.az_search import Settings as SearchSettings
 from agents.checkpoint import CheckpointSettings
 from agents.evaluator import Evaluator
 from kdenv.batched.machine import copy_game, games
 from kdenv.vector import VectorEnv
+from training.envs.one_learner import OneLearnerVectorEnv
 
 FIELDS = ("board", "features", "mask", "policy", "values")
 
@@ -73,20 +77,28 @@ class _Pending:
 
 
 class SelfPlay:
-    """``parallel`` games at one table, played by the search with ``network`` (an Evaluator's policy)."""
+    """``parallel`` games at one table, played by the search with ``network`` (an Evaluator's policy); with an
+    ``opponent`` (random, gprd, fg), one seat a game searches and that compiled player holds the others."""
 
     def __init__(self, settings: CheckpointSettings, policy, parallel: int, simulations: int, search: SearchSettings,
-                 seed: int = 0) -> None:  # fmt: skip
+                 seed: int = 0, opponent: str = "none", target_temperature: float | None = None) -> None:  # fmt: skip
         self.settings, self.simulations = settings, simulations
         n = self.num_players = settings.num_players
-        self.env = VectorEnv(parallel, n, rules=settings.rules, gains=settings.gains, copy=False)
+        self.driver: VectorEnv | OneLearnerVectorEnv  # what is stepped; self.env holds the games
+        if opponent == "none":
+            self.driver = self.env = VectorEnv(parallel, n, copy=False, rules=settings.rules, gains=settings.gains)
+        else:
+            self.driver = OneLearnerVectorEnv(parallel, n, [opponent] * (n - 1), copy=False, rules=settings.rules,
+                                              gains=settings.gains)  # fmt: skip
+            self.env = self.driver.env
+        self.temperature = target_temperature
         self.tables = self.env.tables
         self.evaluator = Evaluator(settings, policy, "seats")
         self.searches = [Search(self.tables, self.evaluator.views, search) for _ in range(parallel)]
         self.roots = [games(1, self.tables) for _ in range(parallel)]
         self.rng = np.random.default_rng(seed)
-        self.obs, info = self.env.reset(seed=seed)
-        self.movers = info["current_player"]
+        self.driver.reset(seed=seed)
+        self.obs, self.movers = self.env.observation(), self.env.movers()
         self.pending = [_Pending() for _ in range(parallel)]
         self.timing = Timing()
 
@@ -127,14 +139,16 @@ class SelfPlay:
             for k, (i, result) in enumerate(zip(chosen.tolist(), results, strict=True)):
                 actions[i] = int(result.root.actions[result.chosen])
                 policy = np.zeros(t.num_actions, np.float32)
-                policy[result.root.actions] = result.policy
+                policy[result.root.actions] = (
+                    result.policy if self.temperature is None else tilted_policy(result.root, self.temperature)
+                )
                 self.pending[i].rows.append((board[k].astype(np.float16), features[k].astype(np.float16),
                                              mask[i].copy(), policy, int(self.movers[i])))  # fmt: skip
             self.timing.search += time.perf_counter() - started - (self.timing.network - network)
             self.timing.decisions += chosen.size
         started = time.perf_counter()
-        self.obs, _, terminated, _, info = self.env.step(actions)
-        self.movers = info["current_player"]
+        _, _, terminated, _, info = self.driver.step(actions)
+        self.obs, self.movers = self.env.observation(), self.env.movers()
         self.timing.env += time.perf_counter() - started
         self.timing.moves += actions.size
         done = []

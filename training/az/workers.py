@@ -32,7 +32,8 @@ def make_selfplay(settings: CheckpointSettings, weights: dict, selfplay: SelfPla
     from agents.ppo_player import build_policy
 
     policy = build_policy(settings, weights, "the learner's network")
-    play = SelfPlay(settings, policy, selfplay.parallel, selfplay.simulations, search_settings(selfplay), seed)
+    play = SelfPlay(settings, policy, selfplay.parallel, selfplay.simulations, search_settings(selfplay), seed,
+                    selfplay.opponent, selfplay.target_temperature)  # fmt: skip
     torch.set_num_threads(1)  # a worker's batches are small: one thread each, the cores shared out by processes
     return play
 
