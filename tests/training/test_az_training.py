@@ -15,6 +15,7 @@ import zipfile
 
 import numpy as np
 import pytest
+import torch
 
 from agents.arena import play_game
 from agents.az_search import Search
@@ -28,7 +29,7 @@ from training.az.config import az_config
 from training.az.selfplay import SelfPlay
 from training.az.start import starting_network
 from training.az.train import LAST, train_az
-from training.az.workers import search_settings
+from training.az.workers import make_selfplay, search_settings
 from training.cli import main
 from training.ppo.config import read_yaml
 
@@ -80,9 +81,11 @@ def test_targets_are_the_search_output_and_the_seats_outcomes(tmp_path):
 def test_with_an_opponent_one_seat_a_game_searches_and_the_opponent_holds_the_others(tmp_path):
     """``selfplay.opponent``: each game's labelled decisions are all one seat's, the seat the record names the
     learner, and every other seat's moves are the opponent's (the records name it)."""
-    config = smoke(tmp_path, "selfplay.opponent=fg")
+    config = smoke(tmp_path, "selfplay.opponent=fg", "selfplay.parallel=2")
     settings, policy = starting_network(config)
-    play = SelfPlay(settings, policy, 2, 2, search_settings(config.selfplay), seed=3, opponent="fg")
+    threads = torch.get_num_threads()
+    play = make_selfplay(settings, policy.state_dict(), config.selfplay, seed=3)  # as a worker makes it
+    torch.set_num_threads(threads)  # a worker's one thread, not the test process's
     done: list = []
     while len(done) < 2:
         pending = [{row[4] for row in p.rows} for p in play.pending]

@@ -136,6 +136,14 @@ def test_a_binary_config_file_is_a_one_line_error(tmp_path):
             ["configs/az_smoke.yaml", "--set", "selfplay.backend=gpu"],
             "'selfplay.backend': 'gpu' is not one of local, ray",
         ),
+        (
+            ["configs/az_smoke.yaml", "--set", "selfplay.opponent=mce"],
+            "'selfplay.opponent': 'mce' is not one of none, random, gprd, fg",
+        ),
+        (
+            ["configs/az_smoke.yaml", "--set", "selfplay.target_temperature=0"],
+            "'selfplay.target_temperature' must be positive",
+        ),
     ],
 )
 def test_train_takes_rllib_configs_and_refuses_bad_ones_in_one_line(argv, message, capsys):
