@@ -2,8 +2,9 @@
 an iteration's time goes; then the same self-play in local processes and in Ray actors, in one run.
 
 Self-play is that of ``kdenv train`` with ``backend: az`` (:mod:`training.az.selfplay`): the table's shipped
-network with a per-seat value head, ``--parallel`` games at once in one process, every seat searching (its leaves
-valued by the network, or played out by ``--rollout``'s compiled policy as ``configs/az_4p.yaml`` does); the
+network with a per-seat value head, ``--parallel`` games at once in one process, every seat searching (or, with
+``--opponent``, one seat a game against that compiled player; its leaves valued by the network, or played out
+by ``--rollout``'s compiled policy as ``configs/az_4p.yaml`` does); the
 decisions/s count the searched decisions (those with one legal action are played unsearched and not counted).
 The backends' figures are measured on a second iteration, their start-up (processes, Ray, compilation) apart.
 """
@@ -16,20 +17,20 @@ from typing import get_args
 
 import numpy as np
 
-from agents.az import Rollout
+from agents.az_search import Rollout
 from agents.checkpoint import CheckpointSettings
 from training.az.config import AZConfig, SelfPlayConfig
 from training.az.learner import Learner
 from training.az.selfplay import Positions, SelfPlay, Timing
 from training.az.start import starting_network
-from training.az.workers import InProcess, LocalWorkers, RayWorkers, search_settings
+from training.az.workers import InProcess, LocalWorkers, RayWorkers, make_selfplay
 
 
 def _selfplay_rate(
-    settings: CheckpointSettings, policy, config: SelfPlayConfig, seconds: float
+    settings: CheckpointSettings, weights: dict, config: SelfPlayConfig, seconds: float
 ) -> tuple[Timing, float, Positions]:
     """(timing, wall seconds, positions labelled) of self-play for about ``seconds`` after a first move."""
-    play = SelfPlay(settings, policy, config.parallel, config.simulations, search_settings(config), seed=0)
+    play = make_selfplay(settings, weights, config, seed=0)
     play.step()  # compilation and the first observations apart
     play.timing = Timing()
     labelled: list[Positions] = []
@@ -100,6 +101,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--considered", type=int, default=16, help="Gumbel's root actions (at most the budget)")
     parser.add_argument("--rollout", choices=get_args(Rollout), default="none",
                         help="the leaves' rollout policy (default none: the network values them)")  # fmt: skip
+    parser.add_argument("--opponent", choices=get_args(Rollout), default="none",
+                        help="none: every seat searches; else one seat a game, this player the others")  # fmt: skip
     parser.add_argument("--seconds", type=float, default=20.0, help="time of each self-play measurement")
     parser.add_argument("--batch", type=int, default=256, help="the learner's minibatch")
     parser.add_argument("--epochs", type=float, default=4.0, help="learn.epochs, for the shares of an iteration")
@@ -115,16 +118,16 @@ def main(argv: list[str] | None = None) -> int:
     weights = {key: value.clone() for key, value in policy.state_dict().items()}
     torch.set_num_threads(1)
     print(f"self-play at {config.env.num_players} players ({config.env.rules}), {args.parallel} games at once in one "
-          f"process, one thread, rollout {args.rollout}:")  # fmt: skip
+          f"process, one thread, rollout {args.rollout}, opponent {args.opponent}:")  # fmt: skip
 
     def selfplay(simulations: int, workers: int = 1) -> SelfPlayConfig:
         return SelfPlayConfig(parallel=args.parallel, simulations=simulations, considered=min(args.considered,
-                              simulations), rollout=args.rollout, workers=workers)  # fmt: skip
+                              simulations), rollout=args.rollout, opponent=args.opponent, workers=workers)  # fmt: skip
 
     labelled = None
     shares = None
     for simulations in args.simulations:
-        timing, wall, positions = _selfplay_rate(settings, policy, selfplay(simulations), args.seconds)
+        timing, wall, positions = _selfplay_rate(settings, weights, selfplay(simulations), args.seconds)
         labelled = labelled or positions
         rate = timing.decisions / wall
         where = f"search {timing.search / wall:.0%}, network {timing.network / wall:.0%}, env {timing.env / wall:.0%}"

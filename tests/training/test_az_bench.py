@@ -8,12 +8,12 @@ import pytest
 from training.cli import main
 
 
-@pytest.mark.parametrize("rollout", ["none", "fg"])
-def test_bench_selfplay_prints_decisions_learner_samples_and_shares(capsys, rollout):
+@pytest.mark.parametrize(("rollout", "opponent"), [("none", "none"), ("fg", "fg")])
+def test_bench_selfplay_prints_decisions_learner_samples_and_shares(capsys, rollout, opponent):
     options = ["--simulations", "2", "3", "--parallel", "2", "--seconds", "0.2", "--games", "2", "--workers", "1"]
-    assert main(["bench", "selfplay", *options, "--rollout", rollout, "--no-ray"]) == 0
+    assert main(["bench", "selfplay", *options, "--rollout", rollout, "--opponent", opponent, "--no-ray"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0].endswith(f"rollout {rollout}:")
+    assert lines[0].endswith(f"rollout {rollout}, opponent {opponent}:")
     assert "2 simulations:" in lines[1] and "3 simulations:" in lines[2]
     assert all("search-labelled decisions/s (search" in line for line in lines[1:3])
     assert "samples/s" in lines[3]
