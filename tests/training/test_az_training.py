@@ -166,6 +166,7 @@ def test_sigint_saves_and_resume_goes_on(tmp_path):
     assert process.returncode == 130, err
     assert "resume with kdenv train --resume" in err and "Traceback" not in err
     run = next(tmp_path.glob("az_smoke-*"))
+    assert (run / "learning.png").is_file()  # the curve so far
     saved = _saved_iteration(run)
     assert saved >= 1
     assert main(["train", "--resume", str(run), "--set", f"iterations={saved + 1}"]) == 0

@@ -17,7 +17,7 @@ The run directory is the PPO runs': ``config.yaml``, ``last.zip`` (the network, 
 counters: every ``checkpoint_every`` iterations and on a stop), ``buffer/`` (the replay buffer's window, one
 chunk per iteration), ``best.zip`` (the best raw network against the first evaluation opponent),
 ``snapshots/iter-NNNN.zip`` (every network evaluated), ``eval.jsonl``, ``metrics.jsonl`` (one line per
-iteration), ``tb/`` (TensorBoard) and ``learning.png``. Every checkpoint is a player: ``ppo:PATH`` plays
+iteration), ``tb/`` (TensorBoard) and ``learning.png`` (drawn at each evaluation). Every checkpoint is a player: ``ppo:PATH`` plays
 the raw network, ``az:PATH`` searches with it. SIGINT and SIGTERM stop the iteration under way and save;
 ``--resume`` continues from ``last.zip``, dropping what was logged after it.
 """
@@ -157,8 +157,6 @@ class Trainer:
             self.writer.close()
         if stopper.interrupted:
             raise Interrupted(self.run.path, state["iteration"], LAST, unit="iteration")
-        if self.run.eval_log.is_file():
-            self.picture()
 
     def _players(self, stack: contextlib.ExitStack):
         """The self-play backend of the config, seeded by the iteration (a resumed run plays new games)."""
@@ -262,6 +260,7 @@ class Trainer:
             "results": results,
         }
         self.run.log_eval(record)
+        self.picture()  # after every evaluation: a run stopped or killed keeps its curve so far
         for name, result in results.items():
             for key in ("win_rate", "mean_margin"):
                 self.writer.add_scalar(f"eval/{name}/{key}", result[key], iteration)
