@@ -4,8 +4,7 @@
   simulation deals a deck (the root's unseen dominoes reshuffled, as ``view.determinize`` does; the true deck
   is never read: the root is built from a :class:`~kdenv.view.PublicView`), walks the tree, and its leaf's
   state is the root's game with the path played. The n-th simulation of every root action deals the same deck
-  and its rollout draws from the same generator state (common random numbers), so the root's Q-values differ
-  by the moves more than by the draws.
+  (common random numbers), so the root's Q-values differ by the moves more than by the draws.
 * **Chance.** Within a round every decision is deterministic. The last move of a round draws the next line from
   the simulation's deck, so the children of such a move are keyed by the line drawn (as ``uct`` does). With
   ``lines=K`` a chance node keeps at most K lines: once it has K, a simulation draws one of them at random (its
@@ -97,17 +96,6 @@ class Result:
     simulations: int
 
 
-class Walk(NamedTuple):
-    """One simulation's way down: where its new node goes ((parent, action index, line drawn), or the Leaf it
-    reached, or None at the root), its path of (node, action index) pairs, its deck and its rollout's generator
-    state (None: the root's deck, and the row's own generator)."""
-
-    where: Any
-    path: list
-    deck: np.ndarray | None
-    stream: np.uint64 | None
-
-
 class Batch(NamedTuple):
     """Leaves waiting for the network: ``views`` observation rows each (the mover's first), and their movers."""
 
@@ -159,8 +147,8 @@ class Search:
         self.draws = draw_states(rng, self.settings.batch)  # the rollouts' generators, one per leaf row
         drawn = int(root_games.counters[0, DRAWN])
         self.deck, self.drawn = root_games.deck[0].copy(), drawn
-        self.deals: list[tuple[np.ndarray, np.uint64]] = []
-        root = (yield from self._evaluate([Walk(None, [], None, None)]))[0]
+        self.deals: list[np.ndarray] = []
+        root = (yield from self._evaluate([(None, [], None)]))[0]
         assert isinstance(root, Node), "the search starts from an unfinished game"
         if self.settings.root == "gumbel":
             done = yield from self._root_gumbel(root, simulations, until)
@@ -210,14 +198,14 @@ class Search:
         return done
 
     # ----- one simulation ----------------------------------------------------------------------------
-    def _descend(self, root: Node, first: int | None) -> Walk:
-        """Walk down from the root with this simulation's deal, the path counted as visited with the virtual
-        loss."""
+    def _descend(self, root: Node, first: int | None) -> tuple:
+        """Walk down from the root with this simulation's deck: (where the new node goes, the path of (node,
+        index) pairs, the deck), the path already counted as visited with the virtual loss."""
         node, path = root, []
         while True:
             a = first if node is root and first is not None else self._select(node)
             if node is root:
-                deck, stream = self._deal(int(root.visits[a]))
+                deck = self._deal(int(root.visits[a]))
             path.append((node, a))
             node.visits[a] += 1
             node.totals[a, node.mover] -= VIRTUAL_LOSS
@@ -229,22 +217,20 @@ class Search:
                 key = self._line(deck, node.drawn, child)
                 child = child.get(key)
             if child is None:
-                return Walk((node, a, key), path, deck, stream)
+                return (node, a, key), path, deck
             if isinstance(child, Leaf):
-                return Walk(child, path, deck, stream)
+                return child, path, deck
             node = child
 
-    def _deal(self, n: int) -> tuple[np.ndarray, np.uint64]:
-        """The deck and rollout generator state of a root action's ``n``-th simulation: the root's unseen dominoes
-        in the n-th order drawn this search, and the n-th state. Every root action's n-th simulation deals the
-        same and its rollout breaks ties alike (common random numbers), so two actions' Q differ by their moves
-        more than by their luck."""
+    def _deal(self, n: int) -> np.ndarray:
+        """The deck of a root action's ``n``-th simulation: the root's unseen dominoes in the n-th order drawn this
+        search. Every root action's n-th simulation deals the same (common random numbers), so two actions' Q
+        differ by their moves more than by their luck."""
         while len(self.deals) <= n:
             deck = self.deck.copy()
             deck[self.drawn :] = self.rng.permutation(deck[self.drawn :])
-            self.deals.append((deck, draw_states(self.rng, 1)[0]))
-        deck, stream = self.deals[n]
-        return deck.copy(), stream  # a copy: a chance node with ``lines`` rearranges it
+            self.deals.append(deck)
+        return self.deals[n].copy()  # a copy: a chance node with ``lines`` rearranges it
 
     def _line(self, deck: np.ndarray, drawn: int, lines: dict) -> tuple:
         """The line (sorted) this simulation draws at a chance node that holds ``lines``: its deck's next (held
@@ -276,25 +262,25 @@ class Search:
         every simulation's value (a leaf reached by several simulations is evaluated once)."""
         made: dict = {}  # (parent, action, line drawn) -> row of the new leaf
         rows: list = []
-        for walk in pending:
-            if isinstance(walk.where, tuple) and _spot(walk.where) not in made:
-                made[_spot(walk.where)] = len(rows)
-                rows.append(walk)
+        for where, path, deck in pending:
+            if isinstance(where, tuple) and _spot(where) not in made:
+                made[_spot(where)] = len(rows)
+                rows.append((where, path, deck))
         nodes = (yield from self._evaluate(rows)) if rows else []
-        for where, path, _, _ in pending:
+        for where, path, _ in pending:
             value = where.value if isinstance(where, Leaf) else nodes[made[_spot(where)]].value
             for node, a in path:
                 node.totals[a] += value
                 node.totals[a, node.mover] += VIRTUAL_LOSS
 
-    def _evaluate(self, rows: list[Walk]):
-        """Make the nodes of new leaves (one per Walk), attached where they belong."""
+    def _evaluate(self, rows: list):
+        """Make the nodes of new leaves (one per row: (where, path, deck)), attached where they belong."""
         t, g, views = self.t, self.g, self.views
         count = len(rows)
         index = np.arange(count, dtype=np.int64)
-        decks = np.stack([walk.deck if walk.deck is not None else self.deck for walk in rows])
-        lengths = np.array([len(walk.path) for walk in rows], np.int64)
-        for k, (_, path, _, _) in enumerate(rows):
+        decks = np.stack([deck if deck is not None else self.deck for _, _, deck in rows])
+        lengths = np.array([len(path) for _, path, _ in rows], np.int64)
+        for k, (_, path, _) in enumerate(rows):
             self.paths[k, : len(path)] = [node.actions[a] for node, a in path]
         over = np.zeros(count, np.bool_)
         finals = np.zeros((count, t.num_players), np.float64)
@@ -314,15 +300,12 @@ class Search:
             logits, values = yield Batch(board, self.features[:m], self.mask[:m], movers)
             if self.settings.rollout != "none":
                 rolled = np.zeros_like(values)
-                for k in live.tolist():
-                    if rows[k].stream is not None:
-                        self.draws[k] = rows[k].stream
                 finish_rows(g, t, live, ROLLOUTS[self.settings.rollout], self.draws, rolled)
                 values = (1.0 - self.settings.mix) * values + self.settings.mix * rolled
             for j, k in enumerate(live.tolist()):
                 legal = np.flatnonzero(self.mask[j * views])
                 nodes[k] = Node(int(movers[j]), legal, logits[j, legal], values[j], bool(chance[j]), int(c[j, DRAWN]))
-        for (where, *_), node in zip(rows, nodes, strict=True):
+        for (where, _, _), node in zip(rows, nodes, strict=True):
             if where is not None:
                 parent, a, key = where
                 if key is None:

@@ -127,38 +127,6 @@ def test_every_root_move_s_nth_simulation_draws_the_same_line():
         assert lines == longest[: len(lines)]
 
 
-def test_every_root_move_s_nth_rollout_breaks_its_ties_alike(monkeypatch):
-    """Common random numbers in the rollouts too: every leaf played out on the n-th deal (the same deck, at
-    any root move) starts from the same generator state, and different deals from different ones."""
-    import agents.az_search as az_search
-
-    seen: list = []  # (deck, generator state) of each leaf played out
-    decks: list = []
-
-    def branch(*args):
-        decks.append(args[5].copy())
-        return real_branch(*args)
-
-    def finish_rows(g, t, rows, policy, draws, values):
-        seen.extend((tuple(decks[-1][k]), int(draws[k])) for k in rows.tolist())
-        return real_finish(g, t, rows, policy, draws, values)
-
-    real_branch, real_finish = az_search.branch, az_search.finish_rows
-    monkeypatch.setattr(az_search, "branch", branch)
-    monkeypatch.setattr(az_search, "finish_rows", finish_rows)
-    game = round_end("place", choices=4)
-    player = make_player("az:default,simulations=64,considered=4", 4, STUDY_RULES)
-    player.reset(game.current_player, seed=0)
-    player.search(PublicView(game))
-    leaves = seen[1:]  # the root's own evaluation first: the root's deck, the row's own generator
-    streams: dict = {}
-    for deck, state in leaves:
-        streams.setdefault(deck, set()).add(state)
-    assert all(len(states) == 1 for states in streams.values())
-    assert len({next(iter(states)) for states in streams.values()}) == len(streams) >= 8
-    assert len(leaves) >= 2 * len(streams)  # deals shared by root moves
-
-
 def test_the_output_is_the_prior_improved_by_the_completed_q_values():
     """On a fixed root: softmax(logits + sigma(q)), q the visited means and the mixed value elsewhere (mctx's
     ``qtransform_completed_by_mix_value``: (50 + max visits) * 0.1 * min-max rescaled q)."""

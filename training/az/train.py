@@ -17,9 +17,9 @@ The run directory is the PPO runs': ``config.yaml``, ``last.zip`` (the network, 
 counters: every ``checkpoint_every`` iterations and on a stop), ``buffer/`` (the replay buffer's window, one
 chunk per iteration), ``best.zip`` (the best raw network against the first evaluation opponent),
 ``snapshots/iter-NNNN.zip`` (every network evaluated), ``eval.jsonl``, ``metrics.jsonl`` (one line per
-iteration), ``tb/`` (TensorBoard) and ``learning.png`` (drawn at each evaluation). Every checkpoint is a player: ``ppo:PATH`` plays
-the raw network, ``az:PATH`` searches with it. SIGINT and SIGTERM stop the iteration under way and save;
-``--resume`` continues from ``last.zip``, dropping what was logged after it.
+iteration), ``tb/`` (TensorBoard) and ``learning.png`` (drawn at each evaluation). Every checkpoint is a
+player: ``ppo:PATH`` plays the raw network, ``az:PATH`` searches with it. SIGINT and SIGTERM stop the
+iteration under way and save; ``--resume`` continues from ``last.zip``, dropping what was logged after it.
 """
 
 from __future__ import annotations
