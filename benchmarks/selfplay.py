@@ -19,7 +19,7 @@ import numpy as np
 
 from agents.az_search import Rollout
 from agents.checkpoint import CheckpointSettings
-from training.az.config import AZConfig, SelfPlayConfig
+from training.az.config import AZConfig, Opponent, SelfPlayConfig
 from training.az.learner import Learner
 from training.az.selfplay import Positions, SelfPlay, Timing
 from training.az.start import starting_network
@@ -101,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--considered", type=int, default=16, help="Gumbel's root actions (at most the budget)")
     parser.add_argument("--rollout", choices=get_args(Rollout), default="none",
                         help="the leaves' rollout policy (default none: the network values them)")  # fmt: skip
-    parser.add_argument("--opponent", choices=get_args(Rollout), default="none",
+    parser.add_argument("--opponent", choices=get_args(Opponent), default="none",
                         help="none: every seat searches; else one seat a game, this player the others")  # fmt: skip
     parser.add_argument("--seconds", type=float, default=20.0, help="time of each self-play measurement")
     parser.add_argument("--batch", type=int, default=256, help="the learner's minibatch")

@@ -37,6 +37,7 @@ from training.ppo.config import (
 from training.ppo.config import init_checkpoint as shared_init_checkpoint
 
 INITS = ("default", "scratch")  # besides a checkpoint's path
+Opponent = Literal["none", "random", "gprd", "fg"]  # self-play's: none (every seat searches) or a compiled player
 
 
 @dataclass(config=SECTION)
@@ -61,7 +62,7 @@ class SelfPlayConfig:
     c_scale: Annotated[Real, AT_LEAST_ZERO] = 0.1
     rollout: Rollout = "none"  # none, or each leaf also played out by this compiled policy (the az player's option)
     mix: Annotated[Real, SHARE] = 1.0  # then the rollout's share of a leaf's value
-    opponent: Literal["none", "random", "gprd", "fg"] = "none"  # none: every seat searches; else one seat a game
+    opponent: Opponent = "none"  # none: every seat searches; else one seat a game
     # (drawn at each deal) searches and this compiled player holds the others
     target_temperature: Annotated[Real | None, POSITIVE] = None  # None: the targets are the improved policy; else
     # softmax(logits + Q / this), Q on the reward's scale (agents.az_search.tilted_policy): less moved by noise
