@@ -122,13 +122,15 @@ def workspace(cells):
 def study_placements(terrain, reach, box, t, number, out, work):
     """Write Full Greedy's placements of ``number`` to ``out``: legal, then inside the centred window when
     the kingdom is centred, then leaving no single-square hole, each filter falling back if it drops all."""
+    return filtered_placements(terrain, reach, box, t, number, out, study_filters(terrain, box, t, work), work.lone)
+
+
+@jit
+def study_filters(terrain, box, t, work):
+    """Full Greedy's filters of a kingdom, which serve every domino placed in it: whether it is centred (its
+    placements kept in the centred window), and ``work.lone``, the cells a placement must not leave alone."""
     width, neighbours, middle = t.width, t.neighbours, t.middle
-    count = placements(terrain, reach, box, t, number, out)
-    if count == 0:
-        return 0
     is_centred = centred(terrain, t)
-    if is_centred:
-        count = _keep(out, count, t, middle, True)
     # cells still to fill: empty ones in the centred window, or else in the window that keeps S x S
     fill, lone = work.fill, work.lone
     r_lo, r_hi, c_lo, c_hi = window(box, t)
@@ -143,6 +145,17 @@ def study_placements(terrain, reach, box, t, number, out, work):
             if nb >= 0 and fill[nb] == 1:
                 empty_neighbours += 1
         lone[cell] = 1 if fill[cell] == 1 and empty_neighbours == 1 else 0
+    return is_centred
+
+
+@jit(inline=True)
+def filtered_placements(terrain, reach, box, t, number, out, is_centred, lone):
+    """:func:`study_placements` with the kingdom's filters already made (:func:`study_filters`)."""
+    count = placements(terrain, reach, box, t, number, out)
+    if count == 0:
+        return 0
+    if is_centred:
+        count = _keep(out, count, t, t.middle, True)
     return _keep(out, count, t, lone, False)
 
 
@@ -169,14 +182,13 @@ def _keep(out, count, t, cells, inside):
 
 
 @jit
-def best_value(terrain, reach, box, labels, sizes, crs, t, number, discards, work):
-    """Best value of placing ``number`` by Full Greedy's filters (``labels``: this kingdom's properties): the
-    score change plus the bonuses of the result; the bonuses after discarding it if it cannot be placed."""
+def best_value(terrain, reach, box, labels, sizes, crs, t, number, discards, work, is_centred, squares):
+    """Best value of placing ``number`` by Full Greedy's filters (``labels``: this kingdom's properties;
+    ``is_centred`` and ``work.lone`` its :func:`study_filters`, ``squares`` its squares): the score change plus
+    the bonuses of the result; the bonuses after discarding it if it cannot be placed."""
     middle = t.middle
     out = work.picked
-    count = study_placements(terrain, reach, box, t, number, out, work)
-    is_centred = centred(terrain, t)
-    squares = occupied(terrain)
+    count = filtered_placements(terrain, reach, box, t, number, out, is_centred, work.lone)
     if count == 0:
         return middle_bonus(t, is_centred) + harmony_bonus(t, squares, discards + 1)
     harmony = harmony_bonus(t, squares + 2, discards)
@@ -224,6 +236,7 @@ def greedy_picks(g, i, t, work):
     labels, sizes, crs = work.labels[0], work.sizes[0], work.property_crowns[0]
     if not first_round:
         label(terrain, crowns, labels, sizes, crs, work.stack, t)
+        is_centred, squares = study_filters(terrain, box, t, work), occupied(terrain)
     best, top, count = work.best, NONE, 0
     for k in range(g.counters[i, LINE]):
         if claims[k] >= 0:
@@ -232,7 +245,8 @@ def greedy_picks(g, i, t, work):
         if first_round:
             value = max(t.halves[number, 1], t.halves[number, 3])
         else:
-            value = best_value(terrain, reach, box, labels, sizes, crs, t, number, g.discards[i, p], work)
+            value = best_value(terrain, reach, box, labels, sizes, crs, t, number, g.discards[i, p], work, is_centred,
+                               squares)  # fmt: skip
         count, top = _better(best, count, top, value, -1, k)
     return count
 
@@ -291,8 +305,10 @@ def greedy_turns(g, i, t, work):
                 b1[:] = box
                 place(t1, c1, r1, b1, t, number, firsts[k])
                 label(t1, c1, labels1, sizes1, crs1, work.stack, t)
+                centred1 = study_filters(t1, b1, t, work)
                 built = True
-            value = gains[k] + best_value(t1, r1, b1, labels1, sizes1, crs1, t, line[s], discards, work)
+            value = gains[k] + best_value(t1, r1, b1, labels1, sizes1, crs1, t, line[s], discards, work, centred1,
+                                          squares + 2)  # fmt: skip
             found, top = _better(best, found, top, value, firsts[k], s)
     return found
 
