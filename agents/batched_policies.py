@@ -119,13 +119,6 @@ def workspace(cells):
 
 # ----- Full Greedy's filters and values --------------------------------------------------------------
 @jit
-def study_placements(terrain, reach, box, t, number, out, work):
-    """Write Full Greedy's placements of ``number`` to ``out``: legal, then inside the centred window when
-    the kingdom is centred, then leaving no single-square hole, each filter falling back if it drops all."""
-    return filtered_placements(terrain, reach, box, t, number, out, study_filters(terrain, box, t, work), work.lone)
-
-
-@jit
 def study_filters(terrain, box, t, work):
     """Full Greedy's filters of a kingdom, which serve every domino placed in it: whether it is centred (its
     placements kept in the centred window), and ``work.lone``, the cells a placement must not leave alone."""
@@ -150,7 +143,9 @@ def study_filters(terrain, box, t, work):
 
 @jit(inline=True)
 def filtered_placements(terrain, reach, box, t, number, out, is_centred, lone):
-    """:func:`study_placements` with the kingdom's filters already made (:func:`study_filters`)."""
+    """Write Full Greedy's placements of ``number`` to ``out``: legal, then inside the centred window when
+    the kingdom ``is_centred``, then leaving no ``lone`` cell (:func:`study_filters`), each filter falling back
+    if it drops all; their count."""
     count = placements(terrain, reach, box, t, number, out)
     if count == 0:
         return 0
@@ -266,13 +261,14 @@ def greedy_turns(g, i, t, work):
     firsts, gains, best = work.held, work.gains, work.best
     labels, sizes, crs = work.labels[0], work.sizes[0], work.property_crowns[0]
     label(terrain, crowns, labels, sizes, crs, work.stack, t)
-    count = study_placements(terrain, reach, box, t, number, firsts, work)
+    is_centred = study_filters(terrain, box, t, work)
+    count = filtered_placements(terrain, reach, box, t, number, firsts, is_centred, work.lone)
     if count == 0:
         best[0, 0], best[0, 1] = t.discard, -1
         return 1
     for k in range(count):
         gains[k] = gain(terrain, labels, sizes, crs, t, number, firsts[k])[0]
-    squares, is_centred = occupied(terrain), centred(terrain, t)
+    squares = occupied(terrain)
     top, found = NONE, 0
     if free_slots(claims, size) == 0:
         for k in range(count):
@@ -325,8 +321,9 @@ def gprd_placements(g, i, t, work):
     largest = 0
     for k in range(properties):
         largest = max(largest, sizes[k])
-    count = study_placements(terrain, reach, box, t, number, out, work)
-    squares, is_centred = occupied(terrain), centred(terrain, t)
+    is_centred = study_filters(terrain, box, t, work)
+    count = filtered_placements(terrain, reach, box, t, number, out, is_centred, work.lone)
+    squares = occupied(terrain)
     found, top, top_largest = 0, NONE, 0
     for k in range(count):
         a, b = cells_of(out[k], t)
