@@ -11,7 +11,9 @@ seats where the checkpoint has a value per seat, else views; mover where the rol
 ``batch=16`` leaves per forward pass; ``rollout`` none|random|gprd|fg (default fg) and ``mix=1``: each leaf is
 played out by that compiled policy, and its value is ``mix`` times the rollout's plus the rest of the network's;
 ``lines=K`` the lines drawn a chance node keeps, its later simulations drawing one of them (default 0: every
-line drawn its own child); ``sample`` true|false (Gumbel noise at the root; puct: play by visits); ``seed=N``).
+line drawn its own child); ``eval`` rank|r, what a finished game, in the tree or at a rollout's end, is worth to
+each seat: its rank reward, or its score's share against the best other, own / (own + best), rescaled to [-1, 1]
+(the study's R, ``mce``'s default); ``sample`` true|false (Gumbel noise at the root; puct: play by visits); ``seed=N``).
 
 Why rollouts by default: measured by ``kdenv bench decisions``, the moves the search chose on the networks'
 values were worse than the prior's own, and those it chose on ``fg`` playouts better (``benchmarks/RESULTS.md``);
@@ -26,10 +28,10 @@ from typing import Annotated
 
 import numpy as np
 
-from agents.az_search import Clock, Evaluate, Result, Rollout, Root, Search, Settings
+from agents.az_search import Clock, Evaluate, Evaluation, Result, Rollout, Root, Search, Settings
 from agents.base import Player
 from agents.evaluator import Evaluator, Values
-from agents.options import Bound, ClockName
+from agents.options import Bound, ClockName, Key
 from agents.playout import Snapshot
 from agents.ppo_player import PPOOptions, PPOPlayer
 from agents.search import Budget
@@ -59,6 +61,7 @@ class AZOptions:
     rollout: Rollout = SEARCH.rollout
     mix: Annotated[float, Bound(least=True, high=1)] = SEARCH.mix  # the rollout's share of a leaf's value
     lines: Annotated[int, Bound(least=True)] = SEARCH.lines  # the lines drawn a chance node keeps (0: all)
+    evaluation: Annotated[Evaluation, Key("eval")] = SEARCH.evaluation  # a finished game's value: rank or r
     sample: bool = SEARCH.sample
     seed: Annotated[int, Bound(least=True)] | None = None
 

@@ -16,7 +16,9 @@
   (``root="puct"``). The output is the improved policy, softmax(logits + sigma(completed Q)), with Q
   completed by the mixed value and sigma as in mctx's ``qtransform_completed_by_mix_value``.
 * **Rollouts.** Optionally (``rollout=fg``), each leaf is also played out to the end by a compiled policy, and
-  its value mixes the network's and the rollout's (AlphaGo's lambda, ``mix``).
+  its value mixes the network's and the rollout's (AlphaGo's lambda, ``mix``). A finished game values each seat
+  by ``evaluation``: its rank reward, or its score's share against the best other (``r``, the study's R, which
+  tells apart endings of one rank, so a rollout says more).
 * **Batches.** Leaves of ``batch`` simulations (kept apart by a virtual loss) are stepped, observed and
   evaluated together, in one compiled call and one forward pass.
 """
@@ -32,7 +34,7 @@ import numpy as np
 
 from agents.batched_policies import Policy, finish_rows
 from kdenv.batched.branch import branch, observe_seats
-from kdenv.batched.machine import DRAWN, KING, PHASE, PICKING, QUEUE, games
+from kdenv.batched.machine import DRAWN, KING, PHASE, PICKING, QUEUE, RANK, SHARE, games
 from kdenv.batched.observe import redraw_rows, seen
 from kdenv.batched.rng import draw_states
 from kdenv.batched.tables import Tables
@@ -41,6 +43,8 @@ VIRTUAL_LOSS = 1.0  # subtracted from the mover's value of an edge while a simul
 MAX_DEPTH = 96  # the longest game (2 moves a domino, 48 dominoes)
 ROLLOUTS = {p.name.lower(): int(p) for p in (Policy.RANDOM, Policy.GPRD, Policy.FG)}  # rollout policies' codes
 Rollout = Literal["none", "random", "gprd", "fg"]  # none, or a rollout policy of ROLLOUTS
+Evaluation = Literal["rank", "r"]  # a finished game's value: the rank reward, or the score's share (the study's R)
+EVALUATIONS = {"rank": RANK, "r": SHARE}  # their codes (kdenv.batched.machine.outcomes)
 Root = Literal["gumbel", "puct"]
 
 
@@ -58,6 +62,8 @@ class Settings:
     rollout: Rollout = "fg"  # also play each leaf out with that policy (compiled)
     mix: float = 1.0  # a leaf's value: (1 - mix) * the network's + mix * the rollout's (AlphaGo's lambda)
     lines: int = 0  # the lines drawn a chance node keeps (0: every line drawn its own child)
+    evaluation: Evaluation = "r"  # how a finished game (in the tree or a rollout's end) values each seat: r won as
+    # often as rank against three fg and by a wider margin (benchmarks/RESULTS.md)
 
 
 class Node:
@@ -77,7 +83,7 @@ class Node:
 
 
 class Leaf:
-    """A finished game in the tree: every seat's rank reward."""
+    """A finished game in the tree: every seat's value of it (the search's ``evaluation``)."""
 
     __slots__ = ("value",)
 
@@ -284,7 +290,8 @@ class Search:
             self.paths[k, : len(path)] = [node.actions[a] for node, a in path]
         over = np.zeros(count, np.bool_)
         finals = np.zeros((count, t.num_players), np.float64)
-        branch(self.root_games, 0, g, t, index, decks, self.paths, lengths, over, finals)
+        how = EVALUATIONS[self.settings.evaluation]
+        branch(self.root_games, 0, g, t, index, decks, self.paths, lengths, over, finals, how)
         live = np.flatnonzero(~over)
         nodes: list = [Leaf(finals[k]) for k in range(count)]
         if live.size:
@@ -300,7 +307,7 @@ class Search:
             logits, values = yield Batch(board, self.features[:m], self.mask[:m], movers)
             if self.settings.rollout != "none":
                 rolled = np.zeros_like(values)
-                finish_rows(g, t, live, ROLLOUTS[self.settings.rollout], self.draws, rolled)
+                finish_rows(g, t, live, ROLLOUTS[self.settings.rollout], self.draws, rolled, how)
                 values = (1.0 - self.settings.mix) * values + self.settings.mix * rolled
             for j, k in enumerate(live.tolist()):
                 legal = np.flatnonzero(self.mask[j * views])

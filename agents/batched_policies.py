@@ -54,7 +54,7 @@ from kdenv.batched.machine import (
     ROUND,
     apply,
     copy_game,
-    placings,
+    outcomes,
     player,
     standings,
 )
@@ -426,9 +426,10 @@ def playout(start, g, t, policies, epsilon, first, seed, shuffle, out):
 
 
 @jit
-def finish_rows(g, t, rows, policy, draws, values):
+def finish_rows(g, t, rows, policy, draws, values, how):
     """Play each game ``rows[k]`` of ``g`` to its end with ``policy`` in every seat, drawing from ``draws[i]``
-    (per game i); ``values[k]`` each player's rank reward (+1 first ... -1 last): a search's rollouts."""
+    (per game i); ``values[k]`` each player's value of its end by ``how`` (a kind of
+    :func:`kdenv.batched.machine.outcomes`: RANK, the rank reward, +1 first ... -1 last): a search's rollouts."""
     work = workspace(t.cells)
     plans = np.full(g.counters.shape[0], -1)
     n = t.num_players
@@ -440,9 +441,7 @@ def finish_rows(g, t, rows, policy, draws, values):
         while c[PHASE] != FINISHED:
             apply(g, i, t, choose(g, i, t, policy, 0.0, plans, work, draws))
         standings(g, i, t, final)
-        placings(final, places)
-        for p in range(n):
-            values[k, p] = 1.0 - 2.0 * places[p] / (n - 1)
+        outcomes(final, how, t.score_scale, places, values[k])
 
 
 # ----- opponents in the vector env -------------------------------------------------------------------

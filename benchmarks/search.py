@@ -115,7 +115,7 @@ def leaf_costs(paths: int, depth: int) -> tuple[float, float]:
 
     from agents.playout import Snapshot
     from kdenv.batched.branch import branch, observe_seats
-    from kdenv.batched.machine import DRAWN, games
+    from kdenv.batched.machine import DRAWN, RANK, games
     from kdenv.batched.observe import redraw_rows, seen
     from kdenv.encoding import ObservationEncoder
 
@@ -144,7 +144,7 @@ def leaf_costs(paths: int, depth: int) -> tuple[float, float]:
     seats = np.zeros(paths, np.int64)
 
     def compiled() -> None:
-        branch(root.games, 0, g, t, rows, decks, moves, lengths, over, values)
+        branch(root.games, 0, g, t, rows, decks, moves, lengths, over, values, RANK)
         redraw_rows(s, g, rows, t)
         observe_seats(s, g, t, rows, seats, board, features, mask, work)
 

@@ -1,7 +1,8 @@
 """Whole batches of games in one compiled call: check and play one action per game, observe every game.
 
 These loops are what :class:`kdenv.vector.VectorEnv` calls once a step; the rewards are those of the
-AEC env (:mod:`kdenv.kingdomino_v0`): ``RANK`` and ``MARGIN`` at the end, ``SCORE`` after each placement or discard.
+AEC env (:mod:`kdenv.kingdomino_v0`): ``RANK`` and ``MARGIN`` at the end (:func:`kdenv.batched.machine.outcomes`),
+``SCORE`` after each placement or discard (kinds numbered as in :mod:`kdenv.batched.machine`).
 """
 
 from __future__ import annotations
@@ -9,10 +10,8 @@ from __future__ import annotations
 import numpy as np
 
 from kdenv.batched.jit import jit
-from kdenv.batched.machine import FINISHED, PHASE, PLACING, apply, placings, player, standings
+from kdenv.batched.machine import FINISHED, PHASE, PLACING, SCORE, apply, outcomes, player, standings
 from kdenv.batched.observe import observe, redraw, write_mask
-
-RANK, MARGIN, SCORE = range(3)  # reward kinds, in the order of kdenv.table.REWARDS
 
 
 @jit
@@ -42,19 +41,11 @@ def play(s, g, t, i, action, reward, paid, rewards, ended):
     if ended[i] and reward != SCORE:
         n = t.num_players
         final = np.empty((n, 3), np.int64)
+        places, paid_now = np.empty(n, np.float64), np.empty(n, np.float64)
         standings(g, i, t, final)
-        if reward == RANK:
-            places = np.empty(n, np.float64)
-            placings(final, places)
-            for p in range(n):
-                rewards[i, p] += 1.0 - 2.0 * places[p] / (n - 1)
-        else:
-            for p in range(n):
-                best = -(1 << 30)
-                for q in range(n):
-                    if q != p:
-                        best = max(best, final[q, 0])
-                rewards[i, p] += (final[p, 0] - best) / t.score_scale
+        outcomes(final, reward, t.score_scale, places, paid_now)
+        for p in range(n):
+            rewards[i, p] += paid_now[p]
 
 
 @jit

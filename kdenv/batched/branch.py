@@ -11,15 +11,16 @@ from __future__ import annotations
 import numpy as np
 
 from kdenv.batched.jit import jit
-from kdenv.batched.machine import FINISHED, PHASE, apply, copy_game, placings, standings
+from kdenv.batched.machine import FINISHED, PHASE, apply, copy_game, outcomes, standings
 from kdenv.batched.observe import observe
 
 
 @jit
-def branch(root, i, g, t, rows, decks, paths, lengths, over, values):
+def branch(root, i, g, t, rows, decks, paths, lengths, over, values, how):
     """Make each game ``rows[k]`` of ``g`` game ``i`` of ``root`` dealt from ``decks[k]`` (48 numbers, the
     dominoes already drawn first) and play ``paths[k, :lengths[k]]`` in it; ``over[k]`` tells whether that
-    game is finished, and then ``values[k]`` holds each player's rank reward (+1 first ... -1 last)."""
+    game is finished, and then ``values[k]`` holds each player's value of it (``how``, a kind of
+    :func:`kdenv.batched.machine.outcomes`: RANK, the rank reward, +1 first ... -1 last)."""
     n = t.num_players
     final = np.empty((n, 3), np.int64)
     places = np.empty(n, np.float64)
@@ -32,9 +33,7 @@ def branch(root, i, g, t, rows, decks, paths, lengths, over, values):
         over[k] = g.counters[j, PHASE] == FINISHED
         if over[k]:
             standings(g, j, t, final)
-            placings(final, places)
-            for p in range(n):
-                values[k, p] = 1.0 - 2.0 * places[p] / (n - 1)
+            outcomes(final, how, t.score_scale, places, values[k])
 
 
 @jit

@@ -23,6 +23,7 @@ PICKING, PLACING, FINISHED = 0, 1, 2  # phases
 KING, PHASE, LINE, ROUND, DRAWN, MADE = range(6)  # the counters of a game
 QUEUE, HELD, NEXT, CLAIMS = range(4)  # the rows of a game's draft
 MAX_MOVES = 2 * NUM_DOMINOES  # a placement (or discard) and a pick per domino at most
+RANK, MARGIN, SCORE, SHARE = range(4)  # what a game pays: kdenv.table.REWARDS in their order, then the study's R
 
 
 class Games(NamedTuple):
@@ -194,6 +195,30 @@ def placings(standings, out):
             better += cmp > 0
             tied += cmp == 0
         out[p] = better + (tied - 1) / 2
+
+
+@jit
+def outcomes(standings, how, scale, places, out):
+    """Each player's value of a finished game, from its ``standings``, into ``out``: the rank reward (``how`` RANK:
+    +1 first ... -1 last), own score minus the best other's, over ``scale`` (MARGIN), or own score's share against
+    the best other's, own / (own + best), rescaled to [-1, 1] (SHARE: the study's evaluation R, which tells apart
+    endings of one rank). ``places``: work space, one number a player."""
+    n = standings.shape[0]
+    if how == RANK:
+        placings(standings, places)
+        for p in range(n):
+            out[p] = 1.0 - 2.0 * places[p] / (n - 1)
+        return
+    for p in range(n):
+        best = 0
+        for q in range(n):
+            if q != p:
+                best = max(best, standings[q, 0])
+        own = standings[p, 0]
+        if how == MARGIN:
+            out[p] = (own - best) / scale
+        else:
+            out[p] = 2.0 * own / (own + best) - 1.0 if own + best else 0.0
 
 
 @jit

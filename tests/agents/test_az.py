@@ -156,13 +156,25 @@ def test_az_plays_legal_games_at_every_table(players, rules):
     assert len(game.scores()) == players
 
 
-def test_finished_games_in_the_tree_hold_every_seat_rank_reward():
-    """At the last placement of the game every move ends it: each child is a finished game valued as the AEC
-    env's rank reward of every seat (+1 first ... -1 last, the places re-played by the engine)."""
+def engine_values(game: Game, evaluation: str) -> list[float]:
+    """Every seat's value of a finished game, worked out from the engine: the AEC env's rank reward, or the study's
+    R, own score / (own + the best other's), rescaled to [-1, 1]."""
+    if evaluation == "rank":
+        return [1 - 2 * place / (game.num_players - 1) for place in game.placings()]
+    scores = game.scores()
+    best = [max(s for q, s in enumerate(scores) if q != p) for p in range(len(scores))]
+    return [2 * own / (own + other) - 1 for own, other in zip(scores, best, strict=True)]
+
+
+@pytest.mark.parametrize("evaluation", ["rank", "r"])
+def test_finished_games_in_the_tree_hold_every_seat_value(evaluation):
+    """At the last placement of the game every move ends it: each child is a finished game valued for every seat
+    as ``eval`` says (rank: the AEC env's rank reward, +1 first ... -1 last; r: the score's share), re-played by
+    the engine."""
     game = Game(4, STUDY_RULES, seed=6)
     while not (game.phase == "place" and not game.line and game.king == len(game.queue) - 1):
         game.step(game.legal_actions()[-1])
-    player = make_player("az:default,simulations=24,root=puct", 4, STUDY_RULES)
+    player = make_player(f"az:default,simulations=24,root=puct,eval={evaluation}", 4, STUDY_RULES)
     player.reset(game.current_player, seed=0)
     root = player.search(PublicView(game)).root
     visited = [k for k in range(root.actions.size) if root.visits[k]]
@@ -173,8 +185,21 @@ def test_finished_games_in_the_tree_hold_every_seat_rank_reward():
         after = game.clone()
         after.step(int(root.actions[k]))
         assert after.is_over
-        assert leaf.value.tolist() == pytest.approx([1 - 2 * place / 3 for place in after.placings()])
+        assert leaf.value.tolist() == pytest.approx(engine_values(after, evaluation))
         assert root.totals[k] == pytest.approx(root.visits[k] * leaf.value)  # the virtual loss is taken back
+
+
+def test_with_eval_r_a_rollout_values_a_leaf_by_the_score_s_share():
+    """rollout=fg, mix=1, eval=r: a leaf's value is the study's R of its Full-Greedy playout, so the seats' values
+    are not ranks (thirds) and the best seat's alone is positive, unless its score is shared."""
+    player = make_player("az:default,simulations=16,root=puct,rollout=fg,mix=1,eval=r", 4, STUDY_RULES)
+    player.reset(0, seed=3)
+    root = player.search(busy_view()).root
+    nodes = [root, *(child for child in root.children if isinstance(child, Node))]
+    assert len(nodes) > 1
+    for node in nodes:
+        assert np.all(np.abs(node.value) < 1) and (node.value > 0).sum() <= 1
+    assert any(not np.allclose(node.value * 3, np.round(node.value * 3)) for node in nodes)
 
 
 def test_a_checkpoint_for_another_table_is_refused_before_any_game():
@@ -191,6 +216,7 @@ def test_a_checkpoint_for_another_table_is_refused_before_any_game():
         ("az:default,values=seats", "values=seats needs a checkpoint"),
         ("az:default,sample=maybe", "sample must be true or false"),
         ("az:default,batch=0", "batch=0"),
+        ("az:default,eval=wdl", "eval='wdl' is not one of rank, r"),
         ("az:nosuch.zip", "not found"),
     ],
 )
@@ -212,9 +238,9 @@ def test_one_simulation_plays_the_network_s_most_probable_move():
 
 
 def test_with_mix_1_a_leaf_is_valued_by_its_rollout_alone():
-    """rollout=fg, mix=1: every node's value is the rank reward of one Full-Greedy playout of its game (sums to 0,
-    each a third of a whole at 4 players), where the network's values are not."""
-    player = make_player("az:default,simulations=16,root=puct,rollout=fg,mix=1", 4, STUDY_RULES)
+    """rollout=fg, mix=1, eval=rank: every node's value is the rank reward of one Full-Greedy playout of its game
+    (sums to 0, each a third of a whole at 4 players), where the network's values are not."""
+    player = make_player("az:default,simulations=16,root=puct,rollout=fg,mix=1,eval=rank", 4, STUDY_RULES)
     player.reset(0, seed=3)
     root = player.search(busy_view()).root
     nodes = [root, *(child for child in root.children if isinstance(child, Node))]

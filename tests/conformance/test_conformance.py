@@ -38,9 +38,9 @@ from agents.az_search import MAX_DEPTH
 from agents.greedy import FullGreedy, GreedyPlacement
 from agents.playout import Snapshot, seat_policies
 from kdenv.actions import discard_action
-from kdenv.batched.batch import RANK, observe_all, play_rows
+from kdenv.batched.batch import observe_all, play_rows
 from kdenv.batched.branch import branch, observe_seats
-from kdenv.batched.machine import FINISHED, PHASE, Games, copy_game, games, start
+from kdenv.batched.machine import FINISHED, PHASE, RANK, Games, copy_game, games, start
 from kdenv.batched.observe import Seen, copy_seen, redraw_rows, seen
 from kdenv.batched.tables import Tables, tables
 from kdenv.encoding import ObservationEncoder, action_mask
@@ -309,7 +309,7 @@ def tree_steps(players: int, rules: Rules, data: st.DataObject) -> None:
         engines.append(engine)
     g, s = games(BRANCHES, t), seen(BRANCHES, t)
     over, values = np.zeros(BRANCHES, np.bool_), np.zeros((BRANCHES, players))
-    branch(root.games, 0, g, t, np.arange(BRANCHES), decks, paths, lengths, over, values)
+    branch(root.games, 0, g, t, np.arange(BRANCHES), decks, paths, lengths, over, values, RANK)
     live = np.flatnonzero(~over)
     redraw_rows(s, g, live, t)
     encoder = ObservationEncoder(players, rules.kingdom_size, gains)

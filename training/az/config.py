@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic.dataclasses import dataclass
 
-from agents.az_search import Rollout
+from agents.az_search import Evaluation, Rollout
 from kdenv.rules import Rules
 from training.ppo.config import (
     AT_LEAST_ZERO,
@@ -62,6 +62,8 @@ class SelfPlayConfig:
     c_scale: Annotated[Real, AT_LEAST_ZERO] = 0.1
     rollout: Rollout = "none"  # none, or each leaf also played out by this compiled policy (the az player's option)
     mix: Annotated[Real, SHARE] = 1.0  # then the rollout's share of a leaf's value
+    evaluation: Evaluation = "rank"  # a finished game's value in the search: rank reward (the scale of
+    # target_temperature), or r (the study's R, the az player's default)
     opponent: Opponent = "none"  # none: every seat searches; else one seat a game
     # (drawn at each deal) searches and this compiled player holds the others
     target_temperature: Annotated[Real | None, POSITIVE] = None  # None: the targets are the improved policy; else

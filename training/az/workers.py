@@ -22,7 +22,7 @@ def search_settings(selfplay: SelfPlayConfig) -> SearchSettings:
     """The search of self-play: a Gumbel root that samples (exploration), the config's constants."""
     return SearchSettings(root="gumbel", considered=selfplay.considered, c_visit=selfplay.c_visit,
                           c_scale=selfplay.c_scale, batch=selfplay.batch, sample=True, rollout=selfplay.rollout,
-                          mix=selfplay.mix)  # fmt: skip
+                          mix=selfplay.mix, evaluation=selfplay.evaluation)  # fmt: skip
 
 
 def make_selfplay(settings: CheckpointSettings, weights: dict, selfplay: SelfPlayConfig, seed: int) -> SelfPlay:
