@@ -1,6 +1,7 @@
 """Tournaments end to end: records that re-play, duplicate deals, resume, crash isolation, ratings, bad input."""
 
 import json
+import warnings
 from collections import Counter, defaultdict
 
 import pytest
@@ -10,6 +11,7 @@ from kdenv.replay import read_records, replay_record
 from kdenv.rules import Rules
 from tests.helpers.interrupts import InterruptAfter
 from training.arena.local import InProcess, ProcessPool
+from training.arena.report import _wrapped, plot
 from training.arena.tournament import Tournament, TournamentError, run_tournament
 
 
@@ -118,6 +120,20 @@ def test_reports_are_written(tmp_path):
     assert data["agents"][0]["agent"] == "random" and "head_to_head" in data
     assert "| random | 8 |" in (tmp_path / "results.md").read_text()
     assert (tmp_path / "ratings.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_long_specs_are_broken_after_commas_in_the_plot(tmp_path):
+    """A search's spec with its options would squeeze the plot's axes to nothing: its label is broken after commas
+    into short lines that still read as the spec, and the figure is laid out without a warning."""
+    spec = "mce:policy=fg,eval=r,playouts=2,clock=cpu,select=even"
+    label = _wrapped(spec)
+    assert label.replace("\n", "") == spec and len(label.splitlines()) > 1
+    assert all(len(line) <= 23 for line in label.splitlines())
+    assert _wrapped("ppo:default") == "ppo:default"
+    results = run_tournament([spec, "random"], players=2, games=2, workers=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        plot(results, tmp_path / "ratings.png")
 
 
 def test_other_settings_in_the_same_directory_are_refused(tmp_path):

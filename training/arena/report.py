@@ -124,7 +124,9 @@ def plot(results: Results, path: str | os.PathLike, subtitle: str = "") -> None:
     agents = results.agents
     n = len(agents)
     names = [a.agent for a in agents]
-    size = (6 + 1.2 * n, 3 + 0.55 * n)
+    labels = [_wrapped(name) for name in names]
+    lines = max(label.count("\n") + 1 for label in labels)
+    size = (7 + 1.2 * n, 3 + 0.55 * n + 0.2 * n * (lines - 1))
     fig = Figure(figsize=size, layout="constrained")
     left, right = fig.subplots(1, 2)
     y = list(range(n))[::-1]  # best at the top
@@ -134,7 +136,7 @@ def plot(results: Results, path: str | os.PathLike, subtitle: str = "") -> None:
     left.scatter(
         [a.ordinal for a in agents], y, marker="|", s=120, color="tab:gray", label="ordinal (μ - 3σ)", zorder=3
     )
-    left.set_yticks(y, names)
+    left.set_yticks(y, labels)
     left.set_ylim(-0.7, n - 0.3)
     left.set_xlabel("OpenSkill rating μ (bars: ± 2σ)")
     left.grid(axis="x", alpha=0.3)
@@ -147,21 +149,34 @@ def plot(results: Results, path: str | os.PathLike, subtitle: str = "") -> None:
     matrix = [[results.head_to_head[a].get(b, math.nan) for b in names] for a in names]
     cmap = matplotlib.colormaps["RdBu"].with_extremes(bad="0.92")  # grey: an agent and itself, or never met
     image = right.imshow(matrix, cmap=cmap, vmin=0, vmax=1)
-    right.set_xticks(range(n), names, rotation=30, ha="right")
-    right.set_yticks(range(n), names)
+    right.set_xticks(range(n), labels, rotation=30, ha="right")
+    right.set_yticks(range(n), labels)
     for i in range(n):
         for j in range(n):
             value = matrix[i][j]
             if not math.isnan(value):
                 right.text(j, i, f"{value:.0%}", ha="center", va="center", fontsize="small",
                            color="white" if abs(value - 0.5) > 0.3 else "black")  # fmt: skip
-    right.set_title("Head to head: row placed ahead of column", loc="left")
+    right.set_title("Head to head: row ahead of column", loc="left")
     right.set_xlabel("opponent")
     fig.colorbar(image, ax=right, fraction=0.046, pad=0.04, label="share of meetings")
     fig.suptitle(f"Tournament: {results.games} games, {results.deals} deals" + (f" · {subtitle}" if subtitle else ""))
     png = io.BytesIO()
     fig.savefig(png, format="png", dpi=120)
     write_atomically(path, png.getvalue())
+
+
+def _wrapped(spec: str, width: int = 22) -> str:
+    """A player spec broken after its commas into lines of about ``width`` characters: long specs (a search's
+    options) would otherwise squeeze the plot's axes to nothing."""
+    lines = [""]
+    for part in spec.split(","):
+        if lines[-1] and len(lines[-1]) + len(part) + 1 > width:
+            lines[-1] += ","
+            lines.append(part)
+        else:
+            lines[-1] += ("," if lines[-1] else "") + part
+    return "\n".join(lines)
 
 
 def write_reports(out: str | os.PathLike, results: Results, settings: dict, scheme: str) -> list[Path]:
