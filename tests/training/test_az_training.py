@@ -96,6 +96,12 @@ def test_with_an_opponent_one_seat_a_game_searches_and_the_opponent_holds_the_ot
     assert all(len(positions) >= 10 for positions in done)  # a seat's choices of a whole game
 
 
+def test_self_play_values_finished_games_as_its_config_says(tmp_path):
+    """``selfplay.evaluation`` reaches the search (rank by default: the scale of ``target_temperature``)."""
+    assert search_settings(smoke(tmp_path).selfplay).evaluation == "rank"
+    assert search_settings(smoke(tmp_path, "selfplay.evaluation=r").selfplay).evaluation == "r"
+
+
 def test_with_a_target_temperature_the_target_is_the_prior_tilted_by_the_q_values(tmp_path):
     """``selfplay.target_temperature``: the target is softmax(logits + Q / temperature), Q the search's completed
     Q-values as they are; the search's own improved policy (sigma rescales Q to [0, 1]) is another."""

@@ -144,6 +144,10 @@ def test_a_binary_config_file_is_a_one_line_error(tmp_path):
             ["configs/az_smoke.yaml", "--set", "selfplay.target_temperature=0"],
             "'selfplay.target_temperature' must be positive",
         ),
+        (
+            ["configs/az_smoke.yaml", "--set", "selfplay.evaluation=wdl"],
+            "'selfplay.evaluation': 'wdl' is not one of rank, r",
+        ),
     ],
 )
 def test_train_takes_rllib_configs_and_refuses_bad_ones_in_one_line(argv, message, capsys):
