@@ -189,14 +189,20 @@ def test_finished_games_in_the_tree_hold_every_seat_value(evaluation):
         assert root.totals[k] == pytest.approx(root.visits[k] * leaf.value)  # the virtual loss is taken back
 
 
-def test_with_eval_r_a_rollout_values_a_leaf_by_the_score_s_share():
-    """rollout=fg, mix=1, eval=r: a leaf's value is the study's R of its Full-Greedy playout, so the seats' values
-    are not ranks (thirds) and the best seat's alone is positive, unless its score is shared."""
-    player = make_player("az:default,simulations=16,root=puct,rollout=fg,mix=1,eval=r", 4, STUDY_RULES)
+def rolled_out_nodes(evaluation: str) -> list[Node]:
+    """The root and the expanded children of a search whose leaves are valued by one Full-Greedy rollout alone."""
+    player = make_player(f"az:default,simulations=16,root=puct,rollout=fg,mix=1,eval={evaluation}", 4, STUDY_RULES)
     player.reset(0, seed=3)
     root = player.search(busy_view()).root
     nodes = [root, *(child for child in root.children if isinstance(child, Node))]
     assert len(nodes) > 1
+    return nodes
+
+
+def test_with_eval_r_a_rollout_values_a_leaf_by_the_score_s_share():
+    """rollout=fg, mix=1, eval=r: a leaf's value is the study's R of its Full-Greedy playout, so the seats' values
+    are not ranks (thirds) and the best seat's alone is positive, unless its score is shared."""
+    nodes = rolled_out_nodes("r")
     for node in nodes:
         assert np.all(np.abs(node.value) < 1) and (node.value > 0).sum() <= 1
     assert any(not np.allclose(node.value * 3, np.round(node.value * 3)) for node in nodes)
@@ -240,11 +246,7 @@ def test_one_simulation_plays_the_network_s_most_probable_move():
 def test_with_mix_1_a_leaf_is_valued_by_its_rollout_alone():
     """rollout=fg, mix=1, eval=rank: every node's value is the rank reward of one Full-Greedy playout of its game
     (sums to 0, each a third of a whole at 4 players), where the network's values are not."""
-    player = make_player("az:default,simulations=16,root=puct,rollout=fg,mix=1,eval=rank", 4, STUDY_RULES)
-    player.reset(0, seed=3)
-    root = player.search(busy_view()).root
-    nodes = [root, *(child for child in root.children if isinstance(child, Node))]
-    assert len(nodes) > 1
+    nodes = rolled_out_nodes("rank")
     for node in nodes:
         assert abs(node.value.sum()) < 1e-9
         assert np.allclose(node.value * 3, np.round(node.value * 3)) and np.all(np.abs(node.value) <= 1)
