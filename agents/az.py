@@ -13,7 +13,8 @@ played out by that compiled policy, and its value is ``mix`` times the rollout's
 ``lines=K`` the lines drawn a chance node keeps, its later simulations drawing one of them (default 0: every
 line drawn its own child); ``eval`` rank|r, what a finished game, in the tree or at a rollout's end, is worth to
 each seat: its rank reward, or its score's share against the best other, own / (own + best), rescaled to [-1, 1]
-(the study's R, ``mce``'s default); ``sample`` true|false (Gumbel noise at the root; puct: play by visits); ``seed=N``).
+(the study's R, ``mce``'s default; the default where rollouts alone value the leaves, else rank, the scale the
+network's values were trained on); ``sample`` true|false (Gumbel noise at the root; puct: play by visits); ``seed=N``).
 
 Why rollouts by default: measured by ``kdenv bench decisions``, the moves the search chose on the networks'
 values were worse than the prior's own, and those it chose on ``fg`` playouts better (``benchmarks/RESULTS.md``);
@@ -61,7 +62,8 @@ class AZOptions:
     rollout: Rollout = SEARCH.rollout
     mix: Annotated[float, Bound(least=True, high=1)] = SEARCH.mix  # the rollout's share of a leaf's value
     lines: Annotated[int, Bound(least=True)] = SEARCH.lines  # the lines drawn a chance node keeps (0: all)
-    evaluation: Annotated[Evaluation, Key("eval")] = SEARCH.evaluation  # a finished game's value: rank or r
+    evaluation: Annotated[Evaluation | None, Key("eval")] = None  # a finished game's worth: rank or r (None: see
+    # the module docstring)
     sample: bool = SEARCH.sample
     seed: Annotated[int, Bound(least=True)] | None = None
 
@@ -74,9 +76,10 @@ class AZPlayer(Player):
     def __init__(self, options: AZOptions = AZOptions()) -> None:
         super().__init__()
         self.budget = Budget(options.seconds, options.simulations, options.clock, name="simulations")
-        shared = {f.name: getattr(options, f.name) for f in fields(Settings) if f.name != "c_puct"}
-        self.settings = Settings(c_puct=options.c, **shared)
         rolled_only = options.rollout != "none" and options.mix == 1
+        evaluation = options.evaluation or ("r" if rolled_only else "rank")  # the network's values are ranks
+        shared = {f.name: getattr(options, f.name) for f in fields(Settings) if f.name not in ("c_puct", "evaluation")}
+        self.settings = Settings(c_puct=options.c, evaluation=evaluation, **shared)
         self.values = options.values or ("mover" if rolled_only else None)  # the network's values unused: 1 row
         self.base_seed = options.seed
         # reads the checkpoint (one-line errors), and the table's with seat_at

@@ -62,8 +62,8 @@ class Settings:
     rollout: Rollout = "fg"  # also play each leaf out with that policy (compiled)
     mix: float = 1.0  # a leaf's value: (1 - mix) * the network's + mix * the rollout's (AlphaGo's lambda)
     lines: int = 0  # the lines drawn a chance node keeps (0: every line drawn its own child)
-    evaluation: Evaluation = "r"  # how a finished game (in the tree or a rollout's end) values each seat: r won as
-    # often as rank against three fg and by a wider margin (benchmarks/RESULTS.md)
+    evaluation: Evaluation = "rank"  # how a finished game (in the tree or a rollout's end) values each seat; the
+    # az player takes r where rollouts alone value leaves: as many wins against three fg, a wider margin (RESULTS)
 
 
 class Node:
@@ -395,7 +395,8 @@ def improved_policy(node: Node, settings: Settings) -> np.ndarray:
 
 
 def tilted_policy(node: Node, temperature: float) -> np.ndarray:
-    """softmax(logits + completed Q / temperature): the prior tilted by the Q-values on the reward's own scale.
+    """softmax(logits + completed Q / temperature): the prior tilted by the Q-values on the evaluation's own scale
+    (rank: +1 first ... -1 last).
     Unlike sigma's rescaling to [0, 1], the tilt grows with how far the Q-values differ, so a few rollouts'
     noise between near-equal actions moves it little (a target for learning, as in MPO's and AWR's)."""
     return _softmax(node.logits + completed_q(node) / temperature)

@@ -429,7 +429,8 @@ def playout(start, g, t, policies, epsilon, first, seed, shuffle, out):
 def finish_rows(g, t, rows, policy, draws, values, how):
     """Play each game ``rows[k]`` of ``g`` to its end with ``policy`` in every seat, drawing from ``draws[i]``
     (per game i); ``values[k]`` each player's value of its end by ``how`` (a kind of
-    :func:`kdenv.batched.machine.outcomes`: RANK, the rank reward, +1 first ... -1 last): a search's rollouts."""
+    :func:`kdenv.batched.machine.outcomes`: RANK, the rank reward, +1 first ... -1 last, or SHARE, the study's
+    R): a search's rollouts."""
     work = workspace(t.cells)
     plans = np.full(g.counters.shape[0], -1)
     n = t.num_players

@@ -78,10 +78,11 @@ def _extras(hint: Any) -> tuple:
 def read(key: str, text: str, hint: Any) -> Any:
     """``text`` read as the type ``hint`` says (see the module docstring)."""
     bound = next((x for x in _extras(hint) if isinstance(x, Bound)), Bound())
-    if get_origin(hint) in (typing.Union, types.UnionType):
-        (hint,) = (arg for arg in get_args(hint) if arg is not type(None))
-    if get_origin(hint) is Annotated:
-        hint = get_args(hint)[0]
+    while get_origin(hint) in (typing.Union, types.UnionType, Annotated):  # X | None, Annotated, either inside
+        if get_origin(hint) is Annotated:
+            hint = get_args(hint)[0]
+        else:
+            (hint,) = (arg for arg in get_args(hint) if arg is not type(None))
     if get_origin(hint) is Literal:
         return choice(key, text, get_args(hint))
     if hint is bool:

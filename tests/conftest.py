@@ -3,6 +3,7 @@ by ``HYPOTHESIS_PROFILE``; by default ``ci`` where ``CI=true`` and ``dev`` elsew
 their own: a property that runs once per set-up shares the profile's examples out (``tests.strategies``)."""
 
 import os
+from pathlib import Path
 
 import pytest
 from hypothesis import settings
@@ -16,7 +17,8 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.ge
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Under pytest-xdist (``-n``, ``--dist loadgroup``, as pyproject.toml sets): the tests sharing one local Ray
     (tests/ray) run in one worker, and so do those driving one browser (tests/web)."""
+    tests = Path(__file__).parent
     for item in items:
-        group = item.path.parent.name
+        group = item.path.relative_to(tests).parts[0]
         if group in ("ray", "web"):
             item.add_marker(pytest.mark.xdist_group(group))

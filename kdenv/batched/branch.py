@@ -20,7 +20,7 @@ def branch(root, i, g, t, rows, decks, paths, lengths, over, values, how):
     """Make each game ``rows[k]`` of ``g`` game ``i`` of ``root`` dealt from ``decks[k]`` (48 numbers, the
     dominoes already drawn first) and play ``paths[k, :lengths[k]]`` in it; ``over[k]`` tells whether that
     game is finished, and then ``values[k]`` holds each player's value of it (``how``, a kind of
-    :func:`kdenv.batched.machine.outcomes`: RANK, the rank reward, +1 first ... -1 last)."""
+    :func:`kdenv.batched.machine.outcomes`: RANK, the rank reward, +1 first ... -1 last, or SHARE, the study's R)."""
     n = t.num_players
     final = np.empty((n, 3), np.int64)
     places = np.empty(n, np.float64)

@@ -217,8 +217,10 @@ def outcomes(standings, how, scale, places, out):
         own = standings[p, 0]
         if how == MARGIN:
             out[p] = (own - best) / scale
-        else:
+        elif how == SHARE:
             out[p] = 2.0 * own / (own + best) - 1.0 if own + best else 0.0
+        else:
+            raise ValueError("outcomes: how must be RANK, MARGIN or SHARE")
 
 
 @jit

@@ -199,6 +199,16 @@ def rolled_out_nodes(evaluation: str) -> list[Node]:
     return nodes
 
 
+@pytest.mark.parametrize(
+    ("options", "evaluation"),
+    [("", "r"), (",rollout=none", "rank"), (",mix=0.5", "rank"), (",rollout=none,eval=r", "r"), (",eval=rank", "rank")],
+)
+def test_eval_is_r_where_rollouts_alone_value_the_leaves_else_rank(options, evaluation):
+    """The network's values were trained on rank rewards, so a search that mixes them in values finished games on
+    that scale unless told otherwise."""
+    assert make_player(f"az:default{options}", 4, STUDY_RULES).settings.evaluation == evaluation
+
+
 def test_with_eval_r_a_rollout_values_a_leaf_by_the_score_s_share():
     """rollout=fg, mix=1, eval=r: a leaf's value is the study's R of its Full-Greedy playout, so the seats' values
     are not ranks (thirds) and the best seat's alone is positive, unless its score is shared."""

@@ -12,7 +12,7 @@ from agents import PlayerSpecError, make_player
 from agents.az import AZOptions, Rollout
 from agents.az_search import ROLLOUTS
 from agents.mce import MCEOptions
-from agents.options import Bound, read, read_options
+from agents.options import Bound, Key, read, read_options
 from agents.registry import PLAYERS
 
 
@@ -77,3 +77,12 @@ def test_a_bound_refuses_what_lies_outside_it():
     for text in ("0.5", "2.5", "nan"):
         with pytest.raises(ValueError, match="x="):
             read("x", text, hint)
+
+
+def test_an_optional_type_is_read_whether_annotated_inside_or_around():
+    """``Annotated[X | None, ...]`` (a renamed key around an optional choice, as ``az``'s ``eval``) is read as X."""
+    for hint in (typing.Annotated[typing.Literal["a", "b"] | None, Key("k")], typing.Literal["a", "b"] | None):
+        assert read("k", "a", hint) == "a"
+        with pytest.raises(ValueError, match="k='c' is not one of a, b"):
+            read("k", "c", hint)
+    assert read("n", "3", typing.Annotated[int | None, Bound(1, least=True)]) == 3

@@ -29,7 +29,9 @@ def test_ci_runs_the_readme_test_command():
 @pytest.mark.slow
 def test_the_first_command_sets_up_and_plays_the_quick_tournament_in_a_fresh_venv(tmp_path):
     checkout = tmp_path / "kdenv"
-    ignore = shutil.ignore_patterns(".git", ".venv", "runs", "__pycache__", "*.egg-info", ".pytest_cache")
+    caches = ".pytest_cache", ".hypothesis", ".mypy_cache", ".ruff_cache", ".import_linter_cache", ".ipynb_checkpoints"
+    ignore = shutil.ignore_patterns(".git", ".venv", "runs", "__pycache__", "*.egg-info", *caches)  # the caches: the
+    # other test processes write them while this copies
     shutil.copytree(ROOT, checkout, ignore=ignore)
     env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH")}
     done = subprocess.run(

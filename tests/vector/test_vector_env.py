@@ -4,7 +4,9 @@ by decision, is checked in ``tests/conformance``."""
 import numpy as np
 import pytest
 
+from kdenv.batched.machine import MARGIN, RANK, SCORE
 from kdenv.errors import IllegalMoveError, KingdominoError
+from kdenv.table import REWARDS
 from kdenv.vector import VectorEnv
 from tests.helpers.games import random_actions
 
@@ -16,6 +18,11 @@ def play_seeded(seed: int, steps: int = 150) -> list:
     for _ in range(steps):
         obs, *_ = venv.step(random_actions(obs["action_mask"], rng))
     return [r["moves"] for r in venv.records()] + [venv.games.deck.tolist(), obs["features"].tolist()]
+
+
+def test_the_compiled_reward_codes_are_the_table_s_rewards_in_order():
+    """The vector env passes ``REWARDS.index(reward)`` to the compiled core, whose codes live in its machine."""
+    assert [REWARDS[code] for code in (RANK, MARGIN, SCORE)] == ["rank", "margin", "score"]
 
 
 def test_the_same_seed_deals_the_same_games_and_another_seed_others():

@@ -281,7 +281,7 @@ class Trainer:
             if path is None:
                 path = Path(folder) / "network.zip"
                 write_player(path, self.settings, weights)
-            spec = f"az:{path.absolute()},simulations={simulations}"
+            spec = f"az:{path.absolute()},simulations={simulations},eval={c.selfplay.evaluation}"
             tournament = Tournament([spec] + [opponent] * (n - 1), n, c.eval.search_games, c.rules(), EVAL_SEED)
             result = tournament.run(c.eval.workers, progress=False).agent(spec)
         return {f"{opponent} (az, {simulations} simulations)": to_entry(result)}
