@@ -28,6 +28,11 @@ WEIGHTS_ENTRY = "policy.pth"
 OPTIMIZER_ENTRY = "policy.optimizer.pth"
 
 
+EXTRACTOR = "features_extractor."
+SHARED_EXTRACTOR = ("pi_features_extractor.", "vf_features_extractor.")  # a policy's names for its extractors
+VALUE_WEIGHTS = ("vf_features_extractor.", "mlp_extractor.value.", "value_net.")
+
+
 class CheckpointError(KingdominoError):
     """A checkpoint that is missing, not a kdenv PPO checkpoint, or does not fit its own settings."""
 
@@ -45,6 +50,16 @@ class NetworkSettings:
     def to_dict(self) -> dict[str, Any]:
         """As ``kdenv.json`` holds it: the heads' flags only where set (as checkpoints have always written them)."""
         return {key: value for key, value in dataclasses.asdict(self).items() if value is not False}
+
+    @property
+    def size(self) -> tuple[int, int, int]:
+        """(channels, blocks, hidden): what must match for one network's policy weights to fit another."""
+        return self.channels, self.blocks, self.hidden
+
+    @property
+    def shared_value(self) -> bool:
+        """Whether the value is PPO's: one output, read from the policy's trunk (no tower, no value per seat)."""
+        return not (self.seat_values or self.value_tower)
 
 
 @dataclass(frozen=True)
@@ -173,3 +188,17 @@ def export_player(source: str | Path, target: str | Path, provenance: dict | Non
 def write_settings(target: str | Path, settings: CheckpointSettings) -> None:
     """``<target>.json``: a player checkpoint's settings beside it, readable without opening the zip."""
     write_atomically(Path(target).with_suffix(".json"), json.dumps(settings.to_dict(), indent=1) + "\n")
+
+
+def policy_weights(state: dict) -> dict:
+    """The policy's side of a checkpoint's weights (its extractor and policy heads, no value weights), under the
+    names of a network whose extractor is shared: what starts a PPO or RLlib run from a checkpoint whose value
+    is not PPO's (expert iteration's tower with a value per seat); the run's value then starts fresh."""
+    policy = {}
+    for key, value in state.items():
+        if key.startswith(EXTRACTOR):
+            for prefix in (EXTRACTOR, *SHARED_EXTRACTOR):
+                policy[prefix + key[len(EXTRACTOR) :]] = value
+        elif not key.startswith((*VALUE_WEIGHTS, *SHARED_EXTRACTOR)):
+            policy[key] = value
+    return policy

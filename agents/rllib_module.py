@@ -18,12 +18,12 @@ from ray.rllib.core.rl_module.torch import TorchRLModule
 from ray.rllib.utils.torch_utils import FLOAT_MIN
 from torch import nn
 
+from agents.checkpoint import EXTRACTOR, SHARED_EXTRACTOR
 from agents.policy_network import KingdomExtractor, KingdomHeads
 
 NETWORK = {"channels": 16, "blocks": 2, "hidden": 128}  # the model_config keys and their defaults
 # where each part of a ppo checkpoint's policy (agents.policy_network.KingdomPolicy) sits in this module
-FROM_PPO = {"features_extractor.": "extractor.", "mlp_extractor.": "heads.", "value_net.": "value."}
-SHARED_EXTRACTOR = ("pi_features_extractor.", "vf_features_extractor.")  # the policy's names for the same extractor
+FROM_PPO = {EXTRACTOR: "extractor.", "mlp_extractor.": "heads.", "value_net.": "value."}
 
 
 def weights_from_ppo(state: dict[str, Any]) -> dict[str, Any]:
@@ -44,7 +44,7 @@ def weights_to_ppo(state: dict[str, Any]) -> dict[str, Any]:
     policy = {}
     for key, value in state.items():
         old, new = next((old, new) for old, new in FROM_PPO.items() if key.startswith(new))
-        for prefix in (old, *(SHARED_EXTRACTOR if old == "features_extractor." else ())):
+        for prefix in (old, *(SHARED_EXTRACTOR if old == EXTRACTOR else ())):
             policy[prefix + key[len(new) :]] = value
     return policy
 

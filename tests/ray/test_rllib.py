@@ -92,7 +92,7 @@ def test_the_module_reads_a_ppo_checkpoints_weights_and_plays_its_moves():
     import numpy as np
     import torch
 
-    from agents.checkpoint import read_checkpoint
+    from agents.checkpoint import policy_weights, read_checkpoint
     from agents.ppo_player import PPOPlayer, checkpoint_path
     from agents.rllib_module import KingdomRLModule, weights_from_ppo
     from kdenv.game import Game
@@ -105,7 +105,8 @@ def test_the_module_reads_a_ppo_checkpoints_weights_and_plays_its_moves():
         observation_space=env.observation_space("player_0"), action_space=env.action_space("player_0"),
         model_config=settings.network.to_dict(), inference_only=True,
     )  # fmt: skip
-    module.load_state_dict({key: torch.as_tensor(value) for key, value in weights_from_ppo(state).items()})
+    policy = state if settings.network.shared_value else policy_weights(state)  # the value: the module's own
+    module.load_state_dict(module.state_dict() | {k: torch.as_tensor(v) for k, v in weights_from_ppo(policy).items()})
     player = PPOPlayer()
     player.seat_at(2, Rules())
     game = Game(2, Rules(), seed=5)
@@ -123,16 +124,19 @@ def test_the_module_reads_a_ppo_checkpoints_weights_and_plays_its_moves():
         game.step(int(rng.choice(legal)))
 
 
-def test_a_run_starts_from_a_ppo_checkpoint(local_ray, tmp_path):
+@pytest.mark.parametrize("tower", [False, True], ids=["ppo", "tower"])
+def test_a_run_starts_from_a_ppo_checkpoint(local_ray, tmp_path, tower):
+    """From a PPO checkpoint, all its weights; from one whose value has a tower (expert iteration's), its policy."""
     import torch
 
-    from agents.checkpoint import read_checkpoint
+    from agents.checkpoint import policy_weights, read_checkpoint
     from agents.rllib_module import weights_from_ppo
     from agents.rllib_player import POLICY
     from tests.helpers.checkpoints import SETTINGS, write_checkpoint
     from training.rllib.train import algorithm_config, start_from
 
-    write_checkpoint(tmp_path / "tiny.zip", SETTINGS)
+    heads = {"seat_values": True, "value_tower": True} if tower else {}
+    write_checkpoint(tmp_path / "tiny.zip", {**SETTINGS, "network": {**SETTINGS["network"], **heads}})
     config = rllib_config(
         {**TINY, "env": {"num_players": 4}, "network": SETTINGS["network"], "init": str(tmp_path / "tiny.zip")}
     )
@@ -146,8 +150,10 @@ def test_a_run_starts_from_a_ppo_checkpoint(local_ray, tmp_path):
         )
     finally:
         algo.stop()
-    expected = weights_from_ppo(read_checkpoint(tmp_path / "tiny.zip")[1])
-    assert set(state) == set(expected)
+    weights = read_checkpoint(tmp_path / "tiny.zip")[1]
+    expected = weights_from_ppo(policy_weights(weights) if tower else weights)
+    fresh = {key for key in state if key.startswith(("value.", "heads.value."))} if tower else set()  # the value
+    assert set(state) == set(expected) | fresh
     assert all((state[key].cpu() == expected[key].cpu()).all() for key in expected)
     assert len(remote) == config.rllib.env_runners == 1
     for runner in remote:  # the env runners play the same policy

@@ -19,7 +19,7 @@ from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import CallbackList
 from stable_baselines3.common.logger import configure as configure_logger
 
-from agents.checkpoint import CheckpointSettings, load_optimizer, read_checkpoint, save_model
+from agents.checkpoint import CheckpointSettings, load_optimizer, policy_weights, read_checkpoint, save_model
 from agents.policy_network import KingdomPolicy, policy_kwargs
 from kdenv.errors import KingdominoError
 from training.ppo.bc import behaviour_clone
@@ -115,13 +115,16 @@ def resume_model(model: MaskablePPO, weights: dict, run: RunDirectory, step: int
 
 
 def start_from(model: MaskablePPO, init: str, settings: CheckpointSettings) -> None:
-    """The policy weights of checkpoint ``init`` (config ``init``), which must have the same network and gains."""
+    """The weights of checkpoint ``init`` (config ``init``), which must have the same network size and gains; from
+    a checkpoint whose value is not PPO's (expert iteration's), its policy alone, the value starting fresh."""
     init_settings, init_weights = read_checkpoint(init)
-    if (init_settings.network, init_settings.gains) != (settings.network, settings.gains):
+    if (init_settings.network.size, init_settings.gains) != (settings.network.size, settings.gains):
         raise ConfigError(
             f"config key 'init': {init!r} has network {init_settings.network.to_dict()} and gains "
-            f"{init_settings.gains}; give one of the same network and observation"
+            f"{init_settings.gains}; give one of the same network size and observation"
         )
+    if init_settings.network != settings.network:
+        init_weights = model.policy.state_dict() | policy_weights(init_weights)
     model.policy.load_state_dict(init_weights)
 
 

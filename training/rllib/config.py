@@ -104,12 +104,13 @@ def init_checkpoint(config: RLlibConfig) -> str:
 
 
 def _check_init(config: RLlibConfig) -> None:
-    """``init`` is a ppo checkpoint of this table, observation and network."""
+    """``init`` is a ppo checkpoint of this table, observation and network size (its value need not be PPO's:
+    :func:`training.rllib.train.start_from` then takes its policy alone)."""
     assert config.init is not None
     path, settings = init_settings(config.init, config.env)
     network = dataclasses.asdict(config.network)
-    if settings.network.to_dict() != network:
+    if settings.network.size != (config.network.channels, config.network.blocks, config.network.hidden):
         raise ConfigError(
             f"config key 'init': {path} has network {settings.network.to_dict()}, this run network {network}; "
-            "give the same in the config"
+            "give the same size in the config"
         )

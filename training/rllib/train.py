@@ -72,16 +72,19 @@ def algorithm_config(config: RLlibConfig) -> Any:
 
 
 def start_from(algo: Any, path: str) -> None:
-    """Load a ppo checkpoint's policy into the learner's module and hand it to the env runners."""
+    """Load a ppo checkpoint's weights into the learner's module (its policy alone, the value fresh, where its value
+    is not PPO's) and hand them to the env runners."""
     import torch
 
-    from agents.checkpoint import read_checkpoint
+    from agents.checkpoint import policy_weights, read_checkpoint
     from agents.rllib_module import weights_from_ppo
 
-    weights = weights_from_ppo(read_checkpoint(path)[1])
+    settings, state = read_checkpoint(path)
+    weights = weights_from_ppo(state if settings.network.shared_value else policy_weights(state))
 
     def load(learner: Any) -> None:
-        learner.module[POLICY].load_state_dict({key: torch.as_tensor(value) for key, value in weights.items()})
+        module = learner.module[POLICY]
+        module.load_state_dict(module.state_dict() | {key: torch.as_tensor(value) for key, value in weights.items()})
 
     algo.learner_group.foreach_learner(load)
     algo.env_runner_group.sync_weights(
