@@ -190,6 +190,12 @@ def write_settings(target: str | Path, settings: CheckpointSettings) -> None:
     write_atomically(Path(target).with_suffix(".json"), json.dumps(settings.to_dict(), indent=1) + "\n")
 
 
+def starting_weights(settings: CheckpointSettings, state: dict) -> dict:
+    """What a PPO or RLlib run started from this checkpoint loads: all its weights where its value is PPO's, else
+    its policy's alone (:func:`policy_weights`)."""
+    return state if settings.network.shared_value else policy_weights(state)
+
+
 def policy_weights(state: dict) -> dict:
     """The policy's side of a checkpoint's weights (its extractor and policy heads, no value weights), under the
     names of a network whose extractor is shared: what starts a PPO or RLlib run from a checkpoint whose value

@@ -92,7 +92,7 @@ def test_the_module_reads_a_ppo_checkpoints_weights_and_plays_its_moves():
     import numpy as np
     import torch
 
-    from agents.checkpoint import policy_weights, read_checkpoint
+    from agents.checkpoint import read_checkpoint, starting_weights
     from agents.ppo_player import PPOPlayer, checkpoint_path
     from agents.rllib_module import KingdomRLModule, weights_from_ppo
     from kdenv.game import Game
@@ -105,8 +105,8 @@ def test_the_module_reads_a_ppo_checkpoints_weights_and_plays_its_moves():
         observation_space=env.observation_space("player_0"), action_space=env.action_space("player_0"),
         model_config=settings.network.to_dict(), inference_only=True,
     )  # fmt: skip
-    policy = state if settings.network.shared_value else policy_weights(state)  # the value: the module's own
-    module.load_state_dict(module.state_dict() | {k: torch.as_tensor(v) for k, v in weights_from_ppo(policy).items()})
+    policy = weights_from_ppo(starting_weights(settings, state))  # a value per seat: the module keeps its own
+    module.load_state_dict(module.state_dict() | {key: torch.as_tensor(value) for key, value in policy.items()})
     player = PPOPlayer()
     player.seat_at(2, Rules())
     game = Game(2, Rules(), seed=5)

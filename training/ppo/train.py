@@ -19,7 +19,7 @@ from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import CallbackList
 from stable_baselines3.common.logger import configure as configure_logger
 
-from agents.checkpoint import CheckpointSettings, load_optimizer, policy_weights, read_checkpoint, save_model
+from agents.checkpoint import CheckpointSettings, load_optimizer, read_checkpoint, save_model, starting_weights
 from agents.policy_network import KingdomPolicy, policy_kwargs
 from kdenv.errors import KingdominoError
 from training.ppo.bc import behaviour_clone
@@ -123,9 +123,7 @@ def start_from(model: MaskablePPO, init: str, settings: CheckpointSettings) -> N
             f"config key 'init': {init!r} has network {init_settings.network.to_dict()} and gains "
             f"{init_settings.gains}; give one of the same network size and observation"
         )
-    if init_settings.network != settings.network:
-        init_weights = model.policy.state_dict() | policy_weights(init_weights)
-    model.policy.load_state_dict(init_weights)
+    model.policy.load_state_dict(model.policy.state_dict() | starting_weights(init_settings, init_weights))
 
 
 class Interrupted(KingdominoError):

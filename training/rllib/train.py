@@ -76,11 +76,10 @@ def start_from(algo: Any, path: str) -> None:
     is not PPO's) and hand them to the env runners."""
     import torch
 
-    from agents.checkpoint import policy_weights, read_checkpoint
+    from agents.checkpoint import read_checkpoint, starting_weights
     from agents.rllib_module import weights_from_ppo
 
-    settings, state = read_checkpoint(path)
-    weights = weights_from_ppo(state if settings.network.shared_value else policy_weights(state))
+    weights = weights_from_ppo(starting_weights(*read_checkpoint(path)))
 
     def load(learner: Any) -> None:
         module = learner.module[POLICY]
