@@ -36,7 +36,9 @@ from kdenv.batched.grid import (
     middle_bonus,
     occupied,
     place,
+    placement_gains,
     placements,
+    relabel,
     window,
 )
 from kdenv.batched.jit import jit
@@ -93,6 +95,8 @@ class Workspace(NamedTuple):
     after_reach: np.ndarray  # (terrains, cells) bool: its reach
     after_box: np.ndarray  # (4,) its bounding box
     gains: np.ndarray  # (4 cells,) the score each of the held domino's placements adds
+    picked_gains: np.ndarray  # (4 cells,) the score each of the picked domino's placements adds
+    merged: np.ndarray  # (cells + 1,) bool: the properties a new square absorbs
     best: np.ndarray  # (16 cells, 2) the best (action, slot) pairs found
 
 
@@ -113,6 +117,8 @@ def workspace(cells):
         np.zeros((CASTLE, cells), dtype=np.bool_),
         np.zeros(4, dtype=np.int64),
         np.zeros(4 * cells, dtype=np.int64),
+        np.zeros(4 * cells, dtype=np.int64),
+        np.zeros(cells + 1, dtype=np.bool_),
         np.zeros((16 * cells, 2), dtype=np.int64),
     )
 
@@ -122,8 +128,15 @@ def workspace(cells):
 def study_filters(terrain, box, t, work):
     """Full Greedy's filters of a kingdom, which serve every domino placed in it: whether it is centred (its
     placements kept in the centred window), and ``work.lone``, the cells a placement must not leave alone."""
-    width, neighbours, middle = t.width, t.neighbours, t.middle
     is_centred = centred(terrain, t)
+    lone_cells(terrain, box, t, work, is_centred)
+    return is_centred
+
+
+@jit
+def lone_cells(terrain, box, t, work, is_centred):
+    """``work.lone`` of :func:`study_filters` for a kingdom known to be centred or not (``is_centred``)."""
+    width, neighbours, middle = t.width, t.neighbours, t.middle
     # cells still to fill: empty ones in the centred window, or else in the window that keeps S x S
     fill, lone = work.fill, work.lone
     r_lo, r_hi, c_lo, c_hi = window(box, t)
@@ -133,12 +146,12 @@ def study_filters(terrain, box, t, work):
         fill[cell] = 1 if terrain[cell] == EMPTY and inside else 0
     for cell in range(t.cells):
         empty_neighbours = 0
-        for d in range(4):
-            nb = neighbours[cell, d]
-            if nb >= 0 and fill[nb] == 1:
-                empty_neighbours += 1
-        lone[cell] = 1 if fill[cell] == 1 and empty_neighbours == 1 else 0
-    return is_centred
+        if fill[cell] == 1:
+            for d in range(4):
+                nb = neighbours[cell, d]
+                if nb >= 0 and fill[nb] == 1:
+                    empty_neighbours += 1
+        lone[cell] = 1 if empty_neighbours == 1 else 0
 
 
 @jit(inline=True)
@@ -188,14 +201,15 @@ def best_value(terrain, reach, box, labels, sizes, crs, t, number, discards, wor
         return middle_bonus(t, is_centred) + harmony_bonus(t, squares, discards + 1)
     harmony = harmony_bonus(t, squares + 2, discards)
     middle_kingdom = middle_bonus(t, is_centred)
+    gains = work.picked_gains
+    placement_gains(terrain, labels, sizes, crs, t, number, out, count, gains)
     inside = outside = NONE
     for i in range(count):
         a, b = cells_of(out[i], t)
-        value = gain(terrain, labels, sizes, crs, t, number, out[i])[0]
         if middle[a] and middle[b]:
-            inside = max(inside, value)
+            inside = max(inside, gains[i])
         else:
-            outside = max(outside, value)
+            outside = max(outside, gains[i])
     return max(inside + middle_kingdom + harmony, outside + harmony)
 
 
@@ -260,14 +274,13 @@ def greedy_turns(g, i, t, work):
     line, claims, size = g.draft[i, NEXT], g.draft[i, CLAIMS], c[LINE]
     firsts, gains, best = work.held, work.gains, work.best
     labels, sizes, crs = work.labels[0], work.sizes[0], work.property_crowns[0]
-    label(terrain, crowns, labels, sizes, crs, work.stack, t)
+    properties = label(terrain, crowns, labels, sizes, crs, work.stack, t)
     is_centred = study_filters(terrain, box, t, work)
     count = filtered_placements(terrain, reach, box, t, number, firsts, is_centred, work.lone)
     if count == 0:
         best[0, 0], best[0, 1] = t.discard, -1
         return 1
-    for k in range(count):
-        gains[k] = gain(terrain, labels, sizes, crs, t, number, firsts[k])[0]
+    placement_gains(terrain, labels, sizes, crs, t, number, firsts, count, gains)
     squares = occupied(terrain)
     top, found = NONE, 0
     if free_slots(claims, size) == 0:
@@ -283,9 +296,11 @@ def greedy_turns(g, i, t, work):
     for s in range(size):
         pa, pb = halves[line[s], 0], halves[line[s], 2]
         if claims[s] < 0 and pa != ta and pa != tb and pb != ta and pb != tb:
-            top_gain, out = NONE, work.picked
-            for j in range(placements(terrain, reach, box, t, line[s], out)):
-                top_gain = max(top_gain, gain(terrain, labels, sizes, crs, t, line[s], out[j])[0])
+            top_gain, out, scores = NONE, work.picked, work.picked_gains
+            legal = placements(terrain, reach, box, t, line[s], out)
+            placement_gains(terrain, labels, sizes, crs, t, line[s], out, legal, scores)
+            for j in range(legal):
+                top_gain = max(top_gain, scores[j])
             bounds[s] = max(top_gain, 0) + extra
     t1, c1, r1, b1 = work.after_terrain, work.after_crowns, work.after_reach, work.after_box
     labels1, sizes1, crs1 = work.labels[1], work.sizes[1], work.property_crowns[1]
@@ -294,14 +309,18 @@ def greedy_turns(g, i, t, work):
         for s in range(size):
             if claims[s] >= 0 or (bounds[s] != NONE and gains[k] + bounds[s] < top):
                 continue
-            if not built:
-                t1[:] = terrain
-                c1[:] = crowns
+            if not built:  # the kingdom after the placement, its properties brought up to date
+                t1[:] = terrain  # (c1 takes the domino's crowns, and nothing reads it: relabel counts them)
                 r1[:, :] = reach
                 b1[:] = box
                 place(t1, c1, r1, b1, t, number, firsts[k])
-                label(t1, c1, labels1, sizes1, crs1, work.stack, t)
-                centred1 = study_filters(t1, b1, t, work)
+                labels1[:] = labels
+                sizes1[:properties] = sizes[:properties]
+                crs1[:properties] = crs[:properties]
+                relabel(t1, labels1, sizes1, crs1, properties, t, number, firsts[k], work.merged)
+                a, b = cells_of(firsts[k], t)
+                centred1 = is_centred and middle[a] == 1 and middle[b] == 1
+                lone_cells(t1, b1, t, work, centred1)
                 built = True
             value = gains[k] + best_value(t1, r1, b1, labels1, sizes1, crs1, t, line[s], discards, work, centred1,
                                           squares + 2)  # fmt: skip

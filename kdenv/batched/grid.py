@@ -189,6 +189,45 @@ def label(terrain, crowns, labels, sizes, crs, stack, t):
     return n
 
 
+@jit
+def relabel(terrain, labels, sizes, crs, count, t, number, action, merged):
+    """After laying domino ``number`` by ``action`` on ``terrain`` (done already), bring the properties of
+    :func:`label` (``count`` of them, labelled before the domino) up to date without a new flood fill: each half
+    takes a new index that absorbs the properties of its terrain next to it. ``merged``: room for one flag per
+    index. Returns the new count (old indices absorbed stay counted, unused)."""
+    a, b = cells_of(action, t)
+    ta, ca, tb, cb = halves_of(number, t)
+    if ta == tb:
+        return _absorb(terrain, labels, sizes, crs, count, t, ta, a, b, 2, ca + cb, merged)
+    count = _absorb(terrain, labels, sizes, crs, count, t, ta, a, -1, 1, ca, merged)
+    return _absorb(terrain, labels, sizes, crs, count, t, tb, b, -1, 1, cb, merged)
+
+
+@jit(inline=True)
+def _absorb(terrain, labels, sizes, crs, count, t, kind, a, b, squares, crowns, merged):
+    """Label ``squares`` new squares of terrain ``kind`` (cell a, and b if >= 0) with ``crowns`` as property
+    ``count``, with the properties of that terrain next to them; returns ``count + 1``."""
+    neighbours = t.neighbours
+    merged[:count] = False
+    total_squares, total_crowns, any_merged = squares, crowns, False
+    for k in range(8 if b >= 0 else 4):
+        x = neighbours[a, k] if k < 4 else neighbours[b, k - 4]
+        if x < 0 or terrain[x] != kind or labels[x] < 0 or merged[labels[x]]:
+            continue
+        merged[labels[x]] = any_merged = True
+        total_squares += sizes[labels[x]]
+        total_crowns += crs[labels[x]]
+    if any_merged:
+        for cell in range(labels.shape[0]):
+            if labels[cell] >= 0 and merged[labels[cell]]:
+                labels[cell] = count
+    labels[a] = count
+    if b >= 0:
+        labels[b] = count
+    sizes[count], crs[count] = total_squares, total_crowns
+    return count + 1
+
+
 @jit(inline=True)
 def gain(terrain, labels, sizes, crs, t, number, action):
     """(property-score change, squares of the largest property the domino ends up in) of laying domino
