@@ -38,14 +38,17 @@ def _selfplay_rate(
     while time.perf_counter() - started < seconds or not play.timing.decisions:
         labelled.extend(play.step())
     wall = time.perf_counter() - started
-    return play.timing, wall, Positions.concat([*labelled, _pending(play)])
+    return play.timing, wall, Positions.concat([*labelled, *_pending(play)])
 
 
-def _pending(play: SelfPlay) -> Positions:
-    """The decisions of the games in progress as positions (values 0): learner input for the benchmark."""
+def _pending(play: SelfPlay) -> list[Positions]:
+    """The decisions of the games in progress as positions (values 0), learner input for the benchmark: none when
+    every game in progress has just begun (a loaded machine can stop the clock there)."""
     rows = [row for pending in play.pending for row in pending.rows]
+    if not rows:
+        return []
     board, features, mask, policy, _ = (np.stack(column) for column in zip(*rows, strict=True))
-    return Positions(board, features, mask, policy, np.zeros((len(rows), play.num_players), np.float32))
+    return [Positions(board, features, mask, policy, np.zeros((len(rows), play.num_players), np.float32))]
 
 
 def _learner_rate(policy, positions: Positions, batch: int, seconds: float, device: str) -> float:

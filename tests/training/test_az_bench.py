@@ -5,6 +5,10 @@ from __future__ import annotations
 
 import pytest
 
+from benchmarks.selfplay import _pending
+from training.az.config import AZConfig, SelfPlayConfig
+from training.az.start import starting_network
+from training.az.workers import make_selfplay
 from training.cli import main
 
 
@@ -19,3 +23,10 @@ def test_bench_selfplay_prints_decisions_learner_samples_and_shares(capsys, roll
     assert "samples/s" in lines[3]
     assert "learning" in lines[4] and "network" in lines[4]
     assert lines[5].startswith("backends, 1 workers, 2 simulations: local processes")
+
+
+def test_the_positions_in_progress_are_none_when_every_game_has_just_begun():
+    """The measurement can stop just as its games end together and new ones begin: nothing is in progress then."""
+    settings, policy = starting_network(AZConfig(), log=lambda _: None)
+    play = make_selfplay(settings, policy.state_dict(), SelfPlayConfig(games=2, parallel=2, simulations=2), seed=0)
+    assert _pending(play) == []
