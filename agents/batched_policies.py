@@ -91,7 +91,7 @@ class Workspace(NamedTuple):
     property_crowns: np.ndarray  # (2, cells + 1) each property's crowns
     stack: np.ndarray  # (cells,) the flood fill's stack
     after_terrain: np.ndarray  # (cells,) the kingdom after placing the held domino: terrain
-    after_crowns: np.ndarray  # (cells,) its crowns
+    after_crowns: np.ndarray  # (cells,) where placing writes the domino's crowns (unread: relabel counts them)
     after_reach: np.ndarray  # (terrains, cells) bool: its reach
     after_box: np.ndarray  # (4,) its bounding box
     gains: np.ndarray  # (4 cells,) the score each of the held domino's placements adds
@@ -310,7 +310,7 @@ def greedy_turns(g, i, t, work):
             if claims[s] >= 0 or (bounds[s] != NONE and gains[k] + bounds[s] < top):
                 continue
             if not built:  # the kingdom after the placement, its properties brought up to date
-                t1[:] = terrain  # (c1 takes the domino's crowns, and nothing reads it: relabel counts them)
+                t1[:] = terrain
                 r1[:, :] = reach
                 b1[:] = box
                 place(t1, c1, r1, b1, t, number, firsts[k])
