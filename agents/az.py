@@ -4,17 +4,19 @@
 ``ppo`` checkpoint, or one written by expert iteration. The search is :mod:`agents.az_search`; the network's
 priors and per-seat values come from :mod:`agents.evaluator`. A decision with one legal action is not searched.
 
-Spec: ``az:default,simulations=64`` (options: ``simulations=N`` or ``seconds=S`` per decision, default
-``seconds=1``; ``clock`` wall|cpu; ``root`` gumbel|puct; ``considered=16`` Gumbel's root actions; ``c=1.25``
-PUCT's exploration; ``c_visit=50``, ``c_scale=1`` sigma's constants; ``values`` views|mover|seats (default:
-seats where the checkpoint has a value per seat, else views; mover where the rollouts alone value a leaf);
-``batch=16`` leaves per forward pass; ``rollout`` none|random|gprd|fg (default fg) and ``mix=1``: each leaf is
-played out by that compiled policy, and its value is ``mix`` times the rollout's plus the rest of the network's;
-``lines=K`` the lines drawn a chance node keeps, its later simulations drawing one of them (default 0: every
-line drawn its own child); ``eval`` rank|r, what a finished game, in the tree or at a rollout's end, is worth to
-each seat: its rank reward, or its score's share against the best other, own / (own + best), rescaled to [-1, 1]
-(the study's R, ``mce``'s default; the default where rollouts alone value the leaves, else rank, the scale the
-network's values were trained on); ``sample`` true|false (Gumbel noise at the root; puct: play by visits); ``seed=N``).
+Spec: ``az:default,simulations=64`` (options: ``simulations=N`` or ``seconds=S`` per decision, default ``seconds=1``;
+``clock`` wall|cpu; ``root`` gumbel|puct; ``considered=16`` Gumbel's root actions; ``c=1.25`` PUCT's exploration;
+``c_visit=50``, ``c_scale=1`` sigma's constants; ``values`` views|mover|seats (default: seats where the checkpoint has
+a value per seat, else views; mover where the rollouts alone value a leaf); ``batch=16`` leaves per forward pass;
+``rollout`` none|random|gprd|fg (default fg) and ``mix=1``: each leaf is played out by that compiled policy, and its
+value is ``mix`` times the rollout's plus the rest of the network's; ``others`` search|fg|gprd|random: the other
+seats' moves in the tree, searched as the searcher's own are (max^n, the default), or that compiled policy's, as the
+rollouts play them (an opponent model: the tree then branches at the searcher's own moves and the lines drawn);
+``lines=K`` the lines drawn a chance node keeps, its later simulations drawing one of them (default 0: every line
+drawn its own child); ``eval`` rank|r, what a finished game, in the tree or at a rollout's end, is worth to each seat:
+its rank reward, or its score's share against the best other, own / (own + best), rescaled to [-1, 1] (the study's R,
+``mce``'s default; the default where rollouts alone value the leaves, else rank, the scale the network's values were
+trained on); ``sample`` true|false (Gumbel noise at the root; puct: play by visits); ``seed=N``).
 
 Why rollouts by default: measured by ``kdenv bench decisions``, the moves the search chose on the networks'
 values were worse than the prior's own, and those it chose on ``fg`` playouts better (``benchmarks/RESULTS.md``);
@@ -29,7 +31,7 @@ from typing import Annotated
 
 import numpy as np
 
-from agents.az_search import Clock, Evaluate, Evaluation, Result, Rollout, Root, Search, Settings
+from agents.az_search import Clock, Evaluate, Evaluation, Others, Result, Rollout, Root, Search, Settings
 from agents.base import Player
 from agents.evaluator import Evaluator, Values
 from agents.options import Bound, ClockName, Key
@@ -62,6 +64,7 @@ class AZOptions:
     rollout: Rollout = SEARCH.rollout
     mix: Annotated[float, Bound(least=True, high=1)] = SEARCH.mix  # the rollout's share of a leaf's value
     lines: Annotated[int, Bound(least=True)] = SEARCH.lines  # the lines drawn a chance node keeps (0: all)
+    others: Others = SEARCH.others  # the other seats in the tree: searched (max^n), or moved by a policy
     evaluation: Annotated[Evaluation | None, Key("eval")] = None  # a finished game's worth: rank or r (None: see
     # the module docstring)
     sample: bool = SEARCH.sample

@@ -32,7 +32,7 @@ from typing import Any, Literal, NamedTuple, Protocol
 
 import numpy as np
 
-from agents.batched_policies import Policy, finish_rows
+from agents.batched_policies import Policy, finish_rows, policy_moves
 from kdenv.batched.branch import branch, observe_seats
 from kdenv.batched.machine import DRAWN, KING, PHASE, PICKING, QUEUE, RANK, SHARE, games
 from kdenv.batched.observe import redraw_rows, seen
@@ -46,6 +46,7 @@ Rollout = Literal["none", "random", "gprd", "fg"]  # none, or a rollout policy o
 Evaluation = Literal["rank", "r"]  # a finished game's value: the rank reward, or the score's share (the study's R)
 EVALUATIONS = {"rank": RANK, "r": SHARE}  # their codes (kdenv.batched.machine.outcomes)
 Root = Literal["gumbel", "puct"]
+Others = Literal["search", "random", "gprd", "fg"]  # the other seats' moves in the tree: max^n, or a policy's
 
 
 @dataclass(frozen=True)
@@ -62,6 +63,7 @@ class Settings:
     rollout: Rollout = "fg"  # also play each leaf out with that policy (compiled)
     mix: float = 1.0  # a leaf's value: (1 - mix) * the network's + mix * the rollout's (AlphaGo's lambda)
     lines: int = 0  # the lines drawn a chance node keeps (0: every line drawn its own child)
+    others: Others = "search"  # the other seats in the tree: searched (max^n), or moved by that compiled policy
     evaluation: Evaluation = "rank"  # how a finished game (in the tree or a rollout's end) values each seat; the
     # az player takes r where rollouts alone value leaves: as many wins against three fg, a wider margin (RESULTS)
 
@@ -69,7 +71,8 @@ class Settings:
 class Node:
     """A decision: who moves, its legal actions, their priors, visits and summed values per seat, children."""
 
-    __slots__ = ("mover", "actions", "logits", "prior", "visits", "totals", "children", "value", "chance", "drawn")
+    __slots__ = ("mover", "actions", "logits", "prior", "visits", "totals", "children", "value", "chance", "drawn",
+                 "forced", "plan")  # fmt: skip
 
     def __init__(self, mover: int, actions: np.ndarray, logits: np.ndarray, value: np.ndarray, chance: bool,
                  drawn: int) -> None:  # fmt: skip
@@ -80,6 +83,8 @@ class Node:
         self.visits = np.zeros(actions.size, np.int64)
         self.totals = np.zeros((actions.size, value.size), np.float64)
         self.children: list = [None] * actions.size  # Node, Leaf, or {line drawn: Node | Leaf} where chance
+        self.forced = -1  # the index of the only action searched here (another seat moved by a policy), or -1
+        self.plan = -1  # that policy's slot planned with its placement, for its pick
 
 
 class Leaf:
@@ -154,6 +159,7 @@ class Search:
         drawn = int(root_games.counters[0, DRAWN])
         self.deck, self.drawn = root_games.deck[0].copy(), drawn
         self.deals: list[np.ndarray] = []
+        self.me = int(root_games.draft[0, QUEUE, root_games.counters[0, KING]])  # the searching seat
         root = (yield from self._evaluate([(None, [], None)]))[0]
         assert isinstance(root, Node), "the search starts from an unfinished game"
         if self.settings.root == "gumbel":
@@ -259,6 +265,8 @@ class Search:
         visits = node.visits
         if visits.size == 1:
             return 0
+        if node.forced >= 0:
+            return node.forced
         q = np.where(visits > 0, node.totals[:, node.mover] / np.maximum(visits, 1), node.value[node.mover])
         u = self.settings.c_puct * node.prior * math.sqrt(visits.sum() + 1) / (1 + visits)
         return int(np.argmax(q + u))
@@ -304,6 +312,7 @@ class Search:
             board = self.board[:m].reshape(m, t.num_planes, t.width, t.width)
             c = g.counters[live]  # read before any rollout plays the rows on
             chance = (c[:, KING] == t.kings - 1) & (c[:, PHASE] == PICKING) & (c[:, DRAWN] < t.in_play)
+            moved = self._others_moves(rows, live, movers)  # read before any rollout plays the rows on
             logits, values = yield Batch(board, self.features[:m], self.mask[:m], movers)
             if self.settings.rollout != "none":
                 rolled = np.zeros_like(values)
@@ -311,7 +320,10 @@ class Search:
                 values = (1.0 - self.settings.mix) * values + self.settings.mix * rolled
             for j, k in enumerate(live.tolist()):
                 legal = np.flatnonzero(self.mask[j * views])
-                nodes[k] = Node(int(movers[j]), legal, logits[j, legal], values[j], bool(chance[j]), int(c[j, DRAWN]))
+                nodes[k] = node = Node(int(movers[j]), legal, logits[j, legal], values[j], bool(chance[j]),
+                                       int(c[j, DRAWN]))  # fmt: skip
+                if moved is not None and movers[j] != self.me:
+                    node.forced, node.plan = int(np.searchsorted(legal, moved[0][j])), int(moved[1][j])
         for (where, _, _), node in zip(rows, nodes, strict=True):
             if where is not None:
                 parent, a, key = where
@@ -320,6 +332,16 @@ class Search:
                 else:
                     parent.children[a][key] = node
         return nodes
+
+    def _others_moves(self, rows: list, live: np.ndarray, movers: np.ndarray) -> tuple | None:
+        """With ``others`` a policy: (its action, its planned slot) at each live leaf (the searcher's own unused),
+        a pick following the slot its placement planned in the parent node; None when the others are searched."""
+        if self.settings.others == "search":
+            return None
+        plans = np.array([_plan(rows[k][0], movers[j]) for j, k in enumerate(live.tolist())], np.int64)
+        actions = np.empty(live.size, np.int64)
+        policy_moves(self.g, self.t, live, ROLLOUTS[self.settings.others], plans, self.draws, actions)
+        return actions, plans
 
     # ----- the root's output -------------------------------------------------------------------------
     def _gumbel_score(self, root: Node) -> np.ndarray:
@@ -335,6 +357,11 @@ class Search:
         else:
             chosen = int(np.lexsort((-q, -root.visits))[0])
         return Result(root, int(chosen), improved_policy(root, self.settings), q, done)
+
+
+def _plan(where: tuple | None, mover: int) -> int:
+    """The slot that ``mover``'s placement, just made in the parent node of ``where``, planned for this pick."""
+    return where[0].plan if where is not None and where[0].mover == mover else -1
 
 
 def _spot(where: tuple) -> tuple:

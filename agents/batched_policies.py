@@ -415,6 +415,20 @@ def choose(g, i, t, policy, epsilon, plans, work, draws):
     return t.discard + 1 + work.best[below(draws, i, greedy_picks(g, i, t, work)), 1]
 
 
+@jit
+def policy_moves(g, t, rows, policy, plans, draws, actions):
+    """``actions[k]``: the move of ``policy`` (a scripted :class:`Policy`) for the player to move in game
+    ``rows[k]``, ties drawn from ``draws[i]``, as :func:`choose` makes it. ``plans[k]``: on the way in, the slot
+    that player's placement chose for this pick (-1: none); on the way out, the slot this placement chooses."""
+    work = workspace(t.cells)
+    held = np.full(g.counters.shape[0], -1)
+    for k in range(rows.shape[0]):
+        i = rows[k]
+        held[i] = plans[k]
+        actions[k] = choose(g, i, t, policy, 0.0, held, work, draws)
+        plans[k] = held[i]
+
+
 # ----- playouts ---------------------------------------------------------------------------------------
 @jit
 def playout(start, g, t, policies, epsilon, first, seed, shuffle, out):

@@ -9,8 +9,10 @@ import pytest
 from agents import make_player
 from agents.az_search import Leaf, Node, Settings, completed_q, improved_policy
 from agents.checkpoint import CheckpointError
+from agents.greedy import FullGreedy
 from agents.ppo_player import DEFAULT_CHECKPOINTS
 from agents.registry import PlayerSpecError
+from kdenv.actions import pick_action
 from kdenv.game import Game
 from kdenv.rules import STUDY_RULES, Rules
 from kdenv.view import PublicView
@@ -262,3 +264,51 @@ def test_with_mix_1_a_leaf_is_valued_by_its_rollout_alone():
         assert np.allclose(node.value * 3, np.round(node.value * 3)) and np.all(np.abs(node.value) <= 1)
     network = make_player("az:default,simulations=1,rollout=none", 4, STUDY_RULES).search(busy_view()).root.value
     assert not np.allclose(network * 3, np.round(network * 3))
+
+
+def round_start(seed: int) -> Game:
+    """The study's table at the first placement of a round after the first: a whole round of decisions, by every
+    seat, comes before its end draws the next line."""
+    game = Game(4, STUDY_RULES, seed=seed)
+    while not (game.phase == "place" and game.king == 0 and game.round >= 2):
+        game.step(game.legal_actions()[0])
+    return game
+
+
+@pytest.mark.parametrize("seed", [3, 8])
+def test_with_others_fg_the_other_seats_make_full_greedy_s_moves_in_the_tree(seed):
+    """others=fg: every node of another seat is searched along one action only: a placement among Full Greedy's
+    best turns (the engine's player, agents.greedy), and then the pick of the slot that turn planned. The
+    searcher's own nodes are searched as before. Checked on the round's nodes, replayed by the engine."""
+    game = round_start(seed)
+    me = game.current_player
+    player = make_player("az:default,simulations=96,root=puct,others=fg", 4, STUDY_RULES)
+    player.reset(me, seed=0)
+    root = player.search(PublicView(game)).root
+    size = STUDY_RULES.kingdom_size
+    checked = {"place": 0, "pick": 0, "own": 0}
+
+    def walk(node: Node, game: Game, turns: list | None) -> None:
+        visited = np.flatnonzero(node.visits)
+        if node.mover == me:
+            checked["own"] += len(visited) > 1
+            assert node.forced == -1
+        else:
+            assert set(visited.tolist()) <= {node.forced}
+            action = int(node.actions[node.forced])
+            if game.phase == "place":
+                turns = FullGreedy().best_turns(game)
+                assert action in {placement for placement, _ in turns}
+                turns = [(placement, slot) for placement, slot in turns if placement == action]
+            else:
+                assert turns is not None and any(action == pick_action(slot, size) for _, slot in turns)
+            checked[game.phase] += 1
+        for k in visited.tolist():
+            child = node.children[k]
+            if isinstance(child, Node) and not node.chance:
+                after = game.clone()
+                after.step(int(node.actions[k]))
+                walk(child, after, turns if node.mover != me else None)
+
+    walk(root, game, None)
+    assert checked["place"] >= 3 and checked["pick"] >= 3 and checked["own"] >= 1
