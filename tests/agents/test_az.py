@@ -235,6 +235,7 @@ def test_a_checkpoint_for_another_table_is_refused_before_any_game():
         ("az:default,sample=maybe", "sample must be true or false"),
         ("az:default,batch=0", "batch=0"),
         ("az:default,eval=wdl", "eval='wdl' is not one of rank, r"),
+        ("az:default,others=mce", "others='mce' is not one of search, random, gprd, fg"),
         ("az:nosuch.zip", "not found"),
     ],
 )
