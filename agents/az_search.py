@@ -10,7 +10,8 @@
   ``lines=K`` a chance node keeps at most K lines: once it has K, a simulation draws one of them at random (its
   deck rearranged to deal it), so the tree below a round's end is revisited and grows (sampled chance children,
   as in Stochastic MuZero's and cardboard-kitchen's searches; K=0 keeps every line drawn).
-* **Several players.** Every edge keeps each seat's summed value; each player maximises its own (max^n).
+* **Several players.** Every edge keeps each seat's summed value; each player maximises its own (max^n). With
+  ``others`` a compiled policy, the other seats' nodes follow that policy's move instead (an opponent model).
 * **Selection.** Below the root, PUCT with the network's priors. At the root, Gumbel AlphaZero's sampling
   without replacement and sequential halving (``root="gumbel"``, Danihelka et al. 2022), or PUCT
   (``root="puct"``). The output is the improved policy, softmax(logits + sigma(completed Q)), with Q
