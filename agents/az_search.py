@@ -323,8 +323,9 @@ class Search:
                 legal = np.flatnonzero(self.mask[j * views])
                 nodes[k] = node = Node(int(movers[j]), legal, logits[j, legal], values[j], bool(chance[j]),
                                        int(c[j, DRAWN]))  # fmt: skip
-                if moved is not None and movers[j] != self.me:
-                    node.forced, node.plan = int(np.searchsorted(legal, moved[0][j])), int(moved[1][j])
+                if j in moved:
+                    action, node.plan = moved[j]
+                    node.forced = int(np.searchsorted(legal, action))
         for (where, _, _), node in zip(rows, nodes, strict=True):
             if where is not None:
                 parent, a, key = where
@@ -334,15 +335,16 @@ class Search:
                     parent.children[a][key] = node
         return nodes
 
-    def _others_moves(self, rows: list, live: np.ndarray, movers: np.ndarray) -> tuple | None:
-        """With ``others`` a policy: (its action, its planned slot) at each live leaf (the searcher's own unused),
-        a pick following the slot its placement planned in the parent node; None when the others are searched."""
+    def _others_moves(self, rows: list, live: np.ndarray, movers: np.ndarray) -> dict[int, tuple[int, int]]:
+        """With ``others`` a policy: {j: (its action, its planned slot)} at each live leaf j of another seat, a pick
+        following the slot its placement planned in the parent node; empty when the others are searched."""
         if self.settings.others == "search":
-            return None
-        plans = np.array([_plan(rows[k][0], movers[j]) for j, k in enumerate(live.tolist())], np.int64)
-        actions = np.empty(live.size, np.int64)
-        policy_moves(self.g, self.t, live, ROLLOUTS[self.settings.others], plans, self.draws, actions)
-        return actions, plans
+            return {}
+        others = np.flatnonzero(movers != self.me)
+        plans = np.array([_plan(rows[live[j]][0], movers[j]) for j in others.tolist()], np.int64)
+        actions = np.empty(others.size, np.int64)
+        policy_moves(self.g, self.t, live[others], ROLLOUTS[self.settings.others], plans, self.draws, actions)
+        return dict(zip(others.tolist(), zip(actions.tolist(), plans.tolist(), strict=True), strict=True))
 
     # ----- the root's output -------------------------------------------------------------------------
     def _gumbel_score(self, root: Node) -> np.ndarray:
