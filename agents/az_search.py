@@ -17,9 +17,11 @@
   (``root="puct"``). The output is the improved policy, softmax(logits + sigma(completed Q)), with Q
   completed by the mixed value and sigma as in mctx's ``qtransform_completed_by_mix_value``.
 * **Rollouts.** Optionally (``rollout=fg``), each leaf is also played out to the end by a compiled policy, and
-  its value mixes the network's and the rollout's (AlphaGo's lambda, ``mix``). A finished game values each seat
-  by ``evaluation``: its rank reward, or its score's share against the best other (``r``, the study's R, which
-  tells apart endings of one rank, so a rollout says more).
+  its value mixes the network's and the rollout's (AlphaGo's lambda, ``mix``). With ``rollout=network`` the
+  searcher's seat plays the network's favourite moves in the rollout (one forward pass a move for the batch's
+  rows) and the other seats Full Greedy's: a better player of the searcher's future, at about four times the
+  cost. A finished game values each seat by ``evaluation``: its rank reward, or its score's share against the best
+  other (``r``, the study's R, which tells apart endings of one rank, so a rollout says more).
 * **Batches.** Leaves of ``batch`` simulations (kept apart by a virtual loss) are stepped, observed and
   evaluated together, in one compiled call and one forward pass.
 """
@@ -33,7 +35,8 @@ from typing import Any, Literal, NamedTuple, Protocol
 
 import numpy as np
 
-from agents.batched_policies import Policy, finish_rows, policy_moves
+from agents.batched_policies import Policy, advance, finish_rows, policy_moves, workspace
+from kdenv.batched.batch import play_rows
 from kdenv.batched.branch import branch, observe_seats
 from kdenv.batched.machine import DRAWN, KING, PHASE, PICKING, QUEUE, RANK, SHARE, games
 from kdenv.batched.observe import redraw_rows, seen
@@ -43,7 +46,8 @@ from kdenv.batched.tables import Tables
 VIRTUAL_LOSS = 1.0  # subtracted from the mover's value of an edge while a simulation through it waits
 MAX_DEPTH = 96  # the longest game (2 moves a domino, 48 dominoes)
 ROLLOUTS = {p.name.lower(): int(p) for p in (Policy.RANDOM, Policy.GPRD, Policy.FG)}  # rollout policies' codes
-Rollout = Literal["none", "random", "gprd", "fg"]  # none, or a rollout policy of ROLLOUTS
+Rollout = Literal["none", "random", "gprd", "fg", "network"]  # none, a rollout policy of ROLLOUTS, or the network
+# for the searcher's seat with Full Greedy for the others
 Evaluation = Literal["rank", "r"]  # a finished game's value: the rank reward, or the score's share (the study's R)
 EVALUATIONS = {"rank": RANK, "r": SHARE}  # their codes (kdenv.batched.machine.outcomes)
 Root = Literal["gumbel", "puct"]
@@ -315,25 +319,54 @@ class Search:
             chance = (c[:, KING] == t.kings - 1) & (c[:, PHASE] == PICKING) & (c[:, DRAWN] < t.in_play)
             moved = self._others_moves(rows, live, movers)  # read before any rollout plays the rows on
             logits, values = yield Batch(board, self.features[:m], self.mask[:m], movers)
-            if self.settings.rollout != "none":
+            legal = [np.flatnonzero(row) for row in self.mask[:m:views]]  # before a rollout observes in its place
+            if self.settings.rollout == "network":
+                rolled = yield from self._network_rollouts(live, how)
+            elif self.settings.rollout != "none":
                 rolled = np.zeros_like(values)
                 finish_rows(g, t, live, ROLLOUTS[self.settings.rollout], self.draws, rolled, how)
+            if self.settings.rollout != "none":
                 values = (1.0 - self.settings.mix) * values + self.settings.mix * rolled
             for j, k in enumerate(live.tolist()):
-                legal = np.flatnonzero(self.mask[j * views])
-                nodes[k] = node = Node(int(movers[j]), legal, logits[j, legal], values[j], bool(chance[j]),
+                nodes[k] = node = Node(int(movers[j]), legal[j], logits[j, legal[j]], values[j], bool(chance[j]),
                                        int(c[j, DRAWN]))  # fmt: skip
                 if j in moved:
                     action, node.plan = moved[j]
-                    node.forced = int(np.searchsorted(legal, action))
+                    node.forced = int(np.searchsorted(legal[j], action))
         for (where, _, _), node in zip(rows, nodes, strict=True):
             if where is not None:
-                parent, a, key = where
-                if key is None:
-                    parent.children[a] = node
-                else:
-                    parent.children[a][key] = node
+                _attach(where, node)
         return nodes
+
+    def _network_rollouts(self, live: np.ndarray, how: int):
+        """Play the games of ``live`` to their ends, the searcher's seat by the network's favourite move (its rows
+        batched into one forward pass a move), the others by Full Greedy; each seat's value of each end."""
+        t, g, views = self.t, self.g, self.views
+        n = g.counters.shape[0]
+        seats = np.full((n, t.num_players), int(Policy.FG), np.int64)
+        seats[:, self.me] = Policy.LEARNER
+        paid = np.zeros((n, t.num_players), np.float64)
+        rewards = np.zeros((n, t.num_players), np.float64)
+        ended = np.zeros(n, np.bool_)
+        plans = np.full(n, -1, np.int64)
+        waiting = np.empty(n, np.int64)
+        actions = np.zeros(n, np.int64)
+        mask = np.zeros((n, t.num_actions), np.int8)
+        work = workspace(t.cells)
+        rows = live
+        while True:
+            advance(self.seen, g, t, rows, how, paid, rewards, ended, seats, plans, waiting, work, self.draws)
+            rows = rows[waiting[rows] == Policy.LEARNER]
+            if not rows.size:
+                return rewards[live]
+            m = rows.size * views
+            observe_seats(self.seen, g, t, np.repeat(rows, views), np.full(m, self.me, np.int64), self.board[:m],
+                          self.features[:m], self.mask[:m], self.work)  # fmt: skip
+            board = self.board[:m].reshape(m, t.num_planes, t.width, t.width)
+            logits, _ = yield Batch(board, self.features[:m], self.mask[:m], np.full(rows.size, self.me))
+            actions[rows] = np.argmax(logits, axis=1)
+            mask[rows] = self.mask[:m:views]
+            play_rows(self.seen, g, t, actions, rows, how, paid, rewards, ended, mask)
 
     def _others_moves(self, rows: list, live: np.ndarray, movers: np.ndarray) -> dict[int, tuple[int, int]]:
         """With ``others`` a policy: {j: (its action, its planned slot)} at each live leaf j of another seat, a pick
@@ -365,6 +398,15 @@ class Search:
 def _plan(where: tuple | None, mover: int) -> int:
     """The slot that ``mover``'s placement, just made in the parent node of ``where``, planned for this pick."""
     return where[0].plan if where is not None and where[0].mover == mover else -1
+
+
+def _attach(where: tuple, node: Node | Leaf) -> None:
+    """Put a new node where it goes: its parent's child by the action, and by the line drawn at a chance node."""
+    parent, a, key = where
+    if key is None:
+        parent.children[a] = node
+    else:
+        parent.children[a][key] = node
 
 
 def _spot(where: tuple) -> tuple:

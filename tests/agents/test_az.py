@@ -7,12 +7,15 @@ import numpy as np
 import pytest
 
 from agents import make_player
-from agents.az_search import Leaf, Node, Settings, completed_q, improved_policy
+from agents.az_search import Leaf, Node, Search, Settings, completed_q, improved_policy
 from agents.checkpoint import CheckpointError
 from agents.greedy import FullGreedy
+from agents.playout import Snapshot
 from agents.ppo_player import DEFAULT_CHECKPOINTS
 from agents.registry import PlayerSpecError
-from kdenv.actions import pick_action
+from kdenv.actions import discard_action, pick_action
+from kdenv.batched.machine import MADE
+from kdenv.batched.tables import tables
 from kdenv.game import Game
 from kdenv.rules import STUDY_RULES, Rules
 from kdenv.view import PublicView
@@ -276,6 +279,25 @@ def round_start(seed: int) -> Game:
     return game
 
 
+def full_greedy_check(game: Game, action: int, turns: list | None) -> list | None:
+    """Check that ``action`` is one Full Greedy (the engine's player) may make at ``game``: a placement among its
+    best turns (a discard where none is legal), or a pick of a slot its placement planned (``turns``: those turns
+    left by the placement it made, or None: its best pick). The turns the next pick must follow."""
+    fg = FullGreedy()
+    if game.phase == "place":
+        if not any(game.placement_masks()):
+            assert action == discard_action(game.rules.kingdom_size)
+            return None
+        turns = [(placement, slot) for placement, slot in fg.best_turns(game) if placement == action]
+        assert turns
+        return turns
+    if turns is None:
+        options = fg.pick_options(game)
+        turns = [(None, slot) for value, slot in options if value == max(options)[0]]
+    assert any(action == pick_action(slot, game.rules.kingdom_size) for _, slot in turns)
+    return None
+
+
 @pytest.mark.parametrize("seed", [3, 8])
 def test_with_others_fg_the_other_seats_make_full_greedy_s_moves_in_the_tree(seed):
     """others=fg: every node of another seat is searched along one action only: a placement among Full Greedy's
@@ -286,7 +308,6 @@ def test_with_others_fg_the_other_seats_make_full_greedy_s_moves_in_the_tree(see
     player = make_player("az:default,simulations=96,root=puct,others=fg", 4, STUDY_RULES)
     player.reset(me, seed=0)
     root = player.search(PublicView(game)).root
-    size = STUDY_RULES.kingdom_size
     checked = {"place": 0, "pick": 0, "own": 0}
 
     def walk(node: Node, game: Game, turns: list | None) -> None:
@@ -297,13 +318,8 @@ def test_with_others_fg_the_other_seats_make_full_greedy_s_moves_in_the_tree(see
         else:
             assert set(visited.tolist()) <= {node.forced}
             action = int(node.actions[node.forced])
-            if game.phase == "place":
-                turns = FullGreedy().best_turns(game)
-                assert action in {placement for placement, _ in turns}
-                turns = [(placement, slot) for placement, slot in turns if placement == action]
-            else:
-                assert turns is not None and any(action == pick_action(slot, size) for _, slot in turns)
             checked[game.phase] += 1
+            turns = full_greedy_check(game, action, turns)
         for k in visited.tolist():
             child = node.children[k]
             if isinstance(child, Node) and not node.chance:
@@ -313,3 +329,34 @@ def test_with_others_fg_the_other_seats_make_full_greedy_s_moves_in_the_tree(see
 
     walk(root, game, None)
     assert checked["place"] >= 3 and checked["pick"] >= 3 and checked["own"] >= 1
+
+
+def test_with_rollout_network_the_searcher_plays_the_network_s_moves_and_the_others_full_greedy_s():
+    """rollout=network: a leaf is played out with the searcher's moves the network's favourites (the ``ppo`` move)
+    and the other seats' Full Greedy's. One simulation's rollout, re-played by the engine on the deck it dealt."""
+    game = round_start(5)
+    me = game.current_player
+    player = make_player("az:default,rollout=network", 4, STUDY_RULES)
+    ppo = make_player("ppo:default", 4, STUDY_RULES)
+    ppo.reset(me, seed=0)
+    gains = player.network.settings.gains
+    search = Search(tables(4, STUDY_RULES, gains), player.evaluator.views, player.settings)
+    search.run(player.evaluator, Snapshot(PublicView(game), gains).games, np.random.default_rng(0), 1)
+    row = search.g
+    drawn = 48 - len(game.deck)
+    after = game.clone()
+    after.deck = row.deck[0, drawn:].tolist()  # the simulation's deal
+    moves = row.moves[0, : row.counters[0, MADE]].tolist()
+    checked = {"own": 0, "place": 0, "pick": 0}
+    turns: list | None = None
+    for k, (p, action, _) in enumerate(moves):
+        if k > 0:  # the first is the root's move; the rest are the rollout's
+            if p == me:
+                assert action == ppo.act(PublicView(after))
+                checked["own"] += 1
+            else:
+                checked[after.phase] += 1
+                turns = full_greedy_check(after, action, turns)
+        after.step(action, p)
+    assert after.is_over
+    assert min(checked.values()) >= 3
