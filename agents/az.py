@@ -13,10 +13,11 @@ a value per seat, else views; mover where the rollouts alone value a leaf); ``ba
 the rollout's plus the rest of the network's; ``others`` search|fg|gprd|random: the other seats' moves in the tree,
 searched as the searcher's own are (max^n, the default), or that compiled policy's, as the rollouts play them (an
 opponent model: the tree then branches at the searcher's own moves and the lines drawn); ``lines=K`` the lines drawn
-a chance node keeps, its later simulations drawing one of them (default 0: every line drawn its own child); ``eval`` rank|r, what a finished game, in the tree or at a rollout's end, is worth to each seat:
-its rank reward, or its score's share against the best other, own / (own + best), rescaled to [-1, 1] (the study's R,
-``mce``'s default; the default where rollouts alone value the leaves, else rank, the scale the network's values were
-trained on); ``sample`` true|false (Gumbel noise at the root; puct: play by visits); ``seed=N``).
+a chance node keeps, its later simulations drawing one of them (default 0: every line drawn its own child);
+``eval`` rank|r, what a finished game, in the tree or at a rollout's end, is worth to each seat: its rank reward, or
+its score's share against the best other, own / (own + best), rescaled to [-1, 1] (the study's R, ``mce``'s default;
+the default where rollouts alone value the leaves, else rank, the scale the network's values were trained on);
+``sample`` true|false (Gumbel noise at the root; puct: play by visits); ``seed=N``).
 
 Why rollouts by default: measured by ``kdenv bench decisions``, the moves the search chose on the networks'
 values were worse than the prior's own, and those it chose on ``fg`` playouts better (``benchmarks/RESULTS.md``);

@@ -67,7 +67,7 @@ def test_bounds_and_missing_options_are_one_line_errors(spec, message):
 
 
 def test_az_s_rollouts_are_the_search_s():
-    assert set(typing.get_args(Rollout)) == {"none", *ROLLOUTS}
+    assert set(typing.get_args(Rollout)) == {"none", "network", *ROLLOUTS}
     assert AZOptions().rollout == "fg" and AZOptions().mix == 1  # rollouts value the leaves by default
 
 
