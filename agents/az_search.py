@@ -320,13 +320,8 @@ class Search:
             moved = self._others_moves(rows, live, movers)  # read before any rollout plays the rows on
             logits, values = yield Batch(board, self.features[:m], self.mask[:m], movers)
             legal = [np.flatnonzero(row) for row in self.mask[:m:views]]  # before a rollout observes in its place
-            if self.settings.rollout == "network":
-                rolled = yield from self._network_rollouts(live, how)
-            elif self.settings.rollout != "none":
-                rolled = np.zeros_like(values)
-                finish_rows(g, t, live, ROLLOUTS[self.settings.rollout], self.draws, rolled, how)
             if self.settings.rollout != "none":
-                values = (1.0 - self.settings.mix) * values + self.settings.mix * rolled
+                values = yield from self._rolled_out(live, values, how)
             for j, k in enumerate(live.tolist()):
                 nodes[k] = node = Node(int(movers[j]), legal[j], logits[j, legal[j]], values[j], bool(chance[j]),
                                        int(c[j, DRAWN]))  # fmt: skip
@@ -337,6 +332,15 @@ class Search:
             if where is not None:
                 _attach(where, node)
         return nodes
+
+    def _rolled_out(self, live: np.ndarray, values: np.ndarray, how: int):
+        """The network's ``values`` of the leaves of ``live`` mixed with their rollouts' (``mix`` of the rollout's)."""
+        if self.settings.rollout == "network":
+            rolled = yield from self._network_rollouts(live, how)
+        else:
+            rolled = np.zeros_like(values)
+            finish_rows(self.g, self.t, live, ROLLOUTS[self.settings.rollout], self.draws, rolled, how)
+        return (1.0 - self.settings.mix) * values + self.settings.mix * rolled
 
     def _network_rollouts(self, live: np.ndarray, how: int):
         """Play the games of ``live`` to their ends, the searcher's seat by the network's favourite move (its rows
@@ -366,7 +370,8 @@ class Search:
             logits, _ = yield Batch(board, self.features[:m], self.mask[:m], np.full(rows.size, self.me))
             actions[rows] = np.argmax(logits, axis=1)
             mask[rows] = self.mask[:m:views]
-            play_rows(self.seen, g, t, actions, rows, how, paid, rewards, ended, mask)
+            if play_rows(self.seen, g, t, actions, rows, how, paid, rewards, ended, mask) >= 0:  # else no row moves
+                raise ValueError("an illegal move in a rollout: the evaluator's logits must be -inf where mask is 0")
 
     def _others_moves(self, rows: list, live: np.ndarray, movers: np.ndarray) -> dict[int, tuple[int, int]]:
         """With ``others`` a policy: {j: (its action, its planned slot)} at each live leaf j of another seat, a pick

@@ -360,3 +360,21 @@ def test_with_rollout_network_the_searcher_plays_the_network_s_moves_and_the_oth
         after.step(action, p)
     assert after.is_over
     assert min(checked.values()) >= 3
+
+
+def test_with_rollout_network_an_evaluator_favouring_an_illegal_move_is_an_error_not_a_hang():
+    """The rollout plays the evaluator's favourite move; one that is illegal stops the search with an error (the
+    compiled step plays no row of a batch holding an illegal move, so the rollout would otherwise never end)."""
+    player = make_player("az:default,rollout=network", 4, STUDY_RULES)
+
+    class Illegal:
+        views = player.evaluator.views
+
+        def __call__(self, board, features, mask, movers):
+            values = player.evaluator(board, features, mask, movers)[1]
+            return np.where(mask[:: self.views] == 0, 1.0, 0.0), values
+
+    gains = player.network.settings.gains
+    search = Search(tables(4, STUDY_RULES, gains), player.evaluator.views, player.settings)
+    with pytest.raises(ValueError, match="an illegal move in a rollout"):
+        search.run(Illegal(), Snapshot(busy_view(), gains).games, np.random.default_rng(0), 1)
