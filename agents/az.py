@@ -7,7 +7,7 @@ priors and per-seat values come from :mod:`agents.evaluator`. A decision with on
 Spec: ``az:default,simulations=64`` (options: ``simulations=N`` or ``seconds=S`` per decision, default ``seconds=1``;
 ``clock`` wall|cpu; ``root`` gumbel|puct; ``considered=16`` Gumbel's root actions; ``c=1.25`` PUCT's exploration;
 ``c_visit=50``, ``c_scale=1`` sigma's constants; ``values`` views|mover|seats (default: seats where the checkpoint has
-a value per seat, else views; mover where the rollouts alone value a leaf); ``batch=16`` leaves per forward pass;
+a value per seat, else views; unread where the rollouts alone value a leaf); ``batch=16`` leaves per forward pass;
 ``rollout`` none|random|gprd|fg|network (default fg) and ``mix=1``: each leaf is played out by that compiled policy
 (network: the searcher's seat by the network's favourite moves, the others by fg), and its value is ``mix`` times
 the rollout's plus the rest of the network's; ``others`` search|fg|gprd|random: the other seats' moves in the tree,
@@ -27,7 +27,7 @@ The network guides the search by its prior; ``rollout=none`` (or ``mix`` below 1
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from typing import Annotated
 
 import numpy as np
@@ -80,15 +80,15 @@ class AZPlayer(Player):
     def __init__(self, options: AZOptions = AZOptions()) -> None:
         super().__init__()
         self.budget = Budget(options.seconds, options.simulations, options.clock, name="simulations")
-        rolled_only = options.rollout != "none" and options.mix == 1
-        evaluation = options.evaluation or ("r" if rolled_only else "rank")  # the network's values are ranks
         shared = {f.name: getattr(options, f.name) for f in fields(Settings) if f.name not in ("c_puct", "evaluation")}
-        self.settings = Settings(c_puct=options.c, evaluation=evaluation, **shared)
-        self.values = options.values or ("mover" if rolled_only else None)  # the network's values unused: 1 row
+        settings = Settings(c_puct=options.c, **shared)
+        evaluation = options.evaluation or ("r" if settings.rolled_only else "rank")  # the network's values are ranks
+        self.settings = replace(settings, evaluation=evaluation)
+        self.values, self.prior_only = options.values, settings.rolled_only
         self.base_seed = options.seed
         # reads the checkpoint (one-line errors), and the table's with seat_at
         self.network = PPOPlayer(PPOOptions(options.path))
-        self.evaluator: Evaluate = Evaluator(self.network.settings, self.network.policy, self.values)
+        self.evaluator: Evaluate = Evaluator(self.network.settings, self.network.policy, self.values, self.prior_only)
         """The network's part of the search: any callable of the Evaluator's signature with its ``views``."""
         self._searches: dict[Rules, Search] = {}
         self._np = np.random.default_rng(self.base_seed)
@@ -99,7 +99,7 @@ class AZPlayer(Player):
         network = self.network.policy
         self.network.seat_at(num_players, rules)
         if self.network.policy is not network:
-            self.evaluator = Evaluator(self.network.settings, self.network.policy, self.values)
+            self.evaluator = Evaluator(self.network.settings, self.network.policy, self.values, self.prior_only)
             self._searches.clear()
 
     def reset(self, seat: int, seed: int | None = None) -> None:

@@ -72,6 +72,11 @@ class Settings:
     evaluation: Evaluation = "rank"  # how a finished game (in the tree or a rollout's end) values each seat; the
     # az player takes r where rollouts alone value leaves: as many wins against three fg, a wider margin (RESULTS)
 
+    @property
+    def rolled_only(self) -> bool:
+        """The rollouts alone value a leaf: the network's values go unused, and its prior alone is read."""
+        return self.rollout != "none" and self.mix == 1
+
 
 class Node:
     """A decision: who moves, its legal actions, their priors, visits and summed values per seat, children."""

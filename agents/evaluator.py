@@ -6,7 +6,8 @@ pass for the whole batch), or from the mover's alone with the others sharing the
 rank reward sums to zero: ``values=mover``, a quarter of the rows at 4 players). A checkpoint with a value per
 seat (``network.seat_values``, written by expert iteration) gives them all from the mover's row (``values=seats``).
 Where the value has a tower of its own (``network.value_tower``), the prior comes from the policy's extractor on
-the movers' rows and the values from the tower's, one more pass over the same rows.
+the movers' rows and the values from the tower's, one more pass over the same rows. A search whose leaves are
+valued by rollouts alone reads the prior only (``prior_only``): one row a leaf, and no pass of the value's tower.
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ Values = Literal["views", "mover", "seats"]  # where a leaf's values are read fr
 class Evaluator:
     """Priors and per-seat values of a batch of leaves from ``policy`` (a KingdomPolicy) under ``settings``."""
 
-    def __init__(self, settings: CheckpointSettings, policy, values: Values | None = None) -> None:
+    def __init__(self, settings: CheckpointSettings, policy, values: Values | None = None,
+                 prior_only: bool = False) -> None:  # fmt: skip
         import torch
 
         torch.set_num_threads(1)  # one core: batch inference gains nothing from more threads on a busy machine
@@ -36,13 +38,15 @@ class Evaluator:
                 "values=seats needs a checkpoint with a value per seat (written by `kdenv train` with backend: az); "
                 "use values=views or values=mover"
             )
-        self.views = self.num_players if self.values == "views" else 1
+        self.prior_only = prior_only
+        """The values are not wanted (the search's rollouts alone value its leaves): zeros, and no value pass."""
+        self.views = self.num_players if self.values == "views" and not prior_only else 1
         """Rows per leaf: its observation from each seat (views), or the mover's alone."""
 
     def __call__(self, board: np.ndarray, features: np.ndarray, mask: np.ndarray, movers: np.ndarray):
         """(logits (L, A) float64, illegal at -inf; values (L, P) float64, by seat) of L leaves whose rows are
         ``views`` consecutive observations each, the first from the mover (``movers[k]``), the next from the
-        seats after it in order."""
+        seats after it in order; the values are zeros where ``prior_only``."""
         import torch
 
         from agents.policy_network import value_of  # torch and SB3 load only when a search evaluates
@@ -56,13 +60,17 @@ class Evaluator:
             if policy.share_features_extractor:  # one pass serves both heads
                 latent = policy.features_extractor(rows)
                 actor = latent[::views]
-                critic = latent if self.values == "views" else actor
+                critic = None if self.prior_only else latent if self.values == "views" else actor
             else:  # the value's own tower (agents.policy_network)
                 actor = policy.pi_features_extractor(movers_rows)
-                critic = policy.vf_features_extractor(rows if self.values == "views" else movers_rows)
+                critic = None if self.prior_only else policy.vf_features_extractor(
+                    rows if self.values == "views" else movers_rows)  # fmt: skip
             logits = policy.mlp_extractor.forward_actor(actor).numpy().astype(np.float64)
-            seen = value_of(policy, critic).numpy().astype(np.float64)  # (rows, 1) or (leaves, P)
+            # (rows, 1) or (leaves, P)
+            seen = None if critic is None else value_of(policy, critic).numpy().astype(np.float64)
         logits[mask[::views] == 0] = -np.inf
+        if seen is None:
+            return logits, np.zeros((leaves, n), np.float64)
         if self.values == "seats":
             relative = seen  # (leaves, P): the mover's view of every seat
         else:  # the observer's own value (the first output of a per-seat head)

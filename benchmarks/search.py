@@ -188,7 +188,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--positions", type=int, default=20, help="mid-game positions per batch size (default 20)")
     parser.add_argument("--network", default="default", help="the checkpoint searched with (default: the shipped one)")
     parser.add_argument("--values", choices=("views", "mover", "seats"), default="",
-                        help="how leaves get every value (default: the az player's for the network)")  # fmt: skip
+                        help="how leaves get every value where the network values them (--rollout none)")  # fmt: skip
     parser.add_argument("--batches", type=int, nargs="+", default=list(BATCHES), help="batch sizes (default 1 8 32 64)")
     parser.add_argument("--rollout", choices=get_args(Rollout), default="fg",
                         help="the leaves' rollout policy (default fg; none: the network values them)")  # fmt: skip

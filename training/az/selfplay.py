@@ -93,7 +93,7 @@ class SelfPlay:
             self.env = self.driver.env
         self.temperature = target_temperature
         self.tables = self.env.tables
-        self.evaluator = Evaluator(settings, policy, "seats")
+        self.evaluator = Evaluator(settings, policy, "seats", prior_only=search.rolled_only)
         self.searches = [Search(self.tables, self.evaluator.views, search) for _ in range(parallel)]
         self.roots = [games(1, self.tables) for _ in range(parallel)]
         self.rng = np.random.default_rng(seed)
