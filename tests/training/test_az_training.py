@@ -20,11 +20,14 @@ import torch
 from agents.arena import play_game
 from agents.az_search import Search
 from agents.registry import make_player
+from kdenv.actions import discard_action
 from kdenv.batched.machine import MADE, copy_game, games
 from kdenv.encoding import ObservationEncoder, action_mask
 from kdenv.game import Game
 from kdenv.replay import replay_record
 from kdenv.rules import STUDY_RULES
+from kdenv.symmetry import symmetries
+from training.az.buffer import ReplayBuffer
 from training.az.config import az_config
 from training.az.selfplay import SelfPlay
 from training.az.start import starting_network
@@ -119,6 +122,30 @@ def test_with_a_target_temperature_the_target_is_the_prior_tilted_by_the_q_value
     tilted = np.exp(result.root.logits + result.q / 0.5)
     assert target[result.root.actions] == pytest.approx(tilted / tilted.sum(), abs=1e-6)
     assert np.abs(np.log(result.policy) - np.log(tilted / tilted.sum())).max() > 1  # a factor e, somewhere
+
+
+def test_with_the_symmetries_each_sampled_position_is_one_of_its_images(tmp_path):
+    """A window of one searched decision, sampled with the table's symmetries: every row is that decision's board,
+    mask and target moved by one same symmetry, several of them drawn; the features and values are unmoved."""
+    config = smoke(tmp_path)
+    settings, policy = starting_network(config)
+    play = SelfPlay(settings, policy, 1, 3, search_settings(config.selfplay), seed=5)
+    rows = play.pending[0].rows
+    while len(rows) < 8 or rows[-1][2][: discard_action()].sum() < 3:  # a placement, some dominoes in
+        play.step()
+    buffer = ReplayBuffer(1)  # the last decision alone
+    buffer.add(play._labelled(play.pending[0], np.linspace(1, -1, 4)))
+    table = symmetries(4, 5, settings.gains)
+    sampled = buffer.sample(np.random.default_rng(0), 64, table)
+    original = buffer.sample(np.random.default_rng(0), 1)
+    o = original
+    images = [(s.board(o.board[0]), s.actions(o.mask[0]), s.actions(o.policy[0])) for s in table]
+    assert len({row.tobytes() for row in sampled.board}) == len({i[0].tobytes() for i in images}) > 1  # all drawn
+    for k in range(64):
+        row = (sampled.board[k], sampled.mask[k], sampled.policy[k])
+        assert any(all(np.array_equal(a, b) for a, b in zip(row, image, strict=True)) for image in images)
+        np.testing.assert_array_equal(sampled.features[k], original.features[0])
+        np.testing.assert_array_equal(sampled.values[k], original.values[0])
 
 
 @pytest.mark.slow

@@ -4,11 +4,13 @@ On disk each iteration's new positions are one compressed chunk, ``buffer/iter-N
 atomically as soon as they are played (so a checkpoint writes no more than the iteration's own data). A
 resumed run reloads the window from the chunks up to the iteration of its ``last.zip`` (later ones, of
 iterations it will play again, are deleted): it learns from the same positions as if it had not stopped.
-Chunks that have left the window are deleted.
+Chunks that have left the window are deleted. Sampled with the kingdom's symmetries, each position drawn comes
+in a random one of its eight images (:mod:`kdenv.symmetry`): eight times the positions for the same self-play.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import re
 from pathlib import Path
@@ -16,6 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from kdenv.files import write_atomically
+from kdenv.symmetry import Symmetry, random_images
 from training.az.selfplay import FIELDS, Positions
 
 CHUNK = re.compile(r"iter-(\d+)-(\d+)\.npz")
@@ -50,10 +53,15 @@ class ReplayBuffer:
         self.next = int((self.next + n) % self.size)
         self.count = min(self.size, self.count + n)
 
-    def sample(self, rng: np.random.Generator, batch: int) -> Positions:
-        """``batch`` positions drawn uniformly (with replacement) from the window."""
+    def sample(self, rng: np.random.Generator, batch: int, images: tuple[Symmetry, ...] = ()) -> Positions:
+        """``batch`` positions drawn uniformly (with replacement) from the window, each in a random one of
+        ``images`` (the table's symmetries) where there are any."""
         rows = rng.integers(0, self.count, size=batch)
-        return Positions(*(self.arrays[f][rows] for f in FIELDS))
+        drawn = Positions(*(self.arrays[f][rows] for f in FIELDS))
+        if not images:
+            return drawn
+        board, (mask, policy) = random_images(drawn.board, [drawn.mask, drawn.policy], images, rng)
+        return dataclasses.replace(drawn, board=board, mask=mask, policy=policy)
 
 
 def write_chunk(folder: Path, iteration: int, positions: Positions) -> None:

@@ -39,6 +39,7 @@ import torch
 from agents.checkpoint import load_optimizer, read_checkpoint, write_player
 from agents.ppo_player import build_policy
 from kdenv.files import append_jsonl, read_jsonl, write_jsonl
+from kdenv.symmetry import symmetries
 from training.arena.evaluate import EVAL_SEED, evaluate, to_entry
 from training.az.buffer import ReplayBuffer, load_window, prune, write_chunk
 from training.az.config import AZConfig, az_config
@@ -203,7 +204,9 @@ class Trainer:
         if len(self.buffer) < max(learn.min_positions, 1):
             return {}
         updates = max(1, round(learn.epochs * new / learn.batch_size))
-        rows = [self.learner.update(self.buffer.sample(self.rng, learn.batch_size)) for _ in range(updates)]
+        s = self.settings
+        images = symmetries(s.num_players, s.kingdom_size, s.gains) if learn.symmetries else ()
+        rows = [self.learner.update(self.buffer.sample(self.rng, learn.batch_size, images)) for _ in range(updates)]
         self.state["updates"] += updates
         return mean(rows)
 
