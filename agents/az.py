@@ -84,11 +84,11 @@ class AZPlayer(Player):
         settings = Settings(c_puct=options.c, **shared)
         evaluation = options.evaluation or ("r" if settings.rolled_only else "rank")  # the network's values are ranks
         self.settings = replace(settings, evaluation=evaluation)
-        self.values, self.prior_only = options.values, settings.rolled_only
+        self.values = options.values
         self.base_seed = options.seed
         # reads the checkpoint (one-line errors), and the table's with seat_at
         self.network = PPOPlayer(PPOOptions(options.path))
-        self.evaluator: Evaluate = Evaluator(self.network.settings, self.network.policy, self.values, self.prior_only)
+        self.evaluator: Evaluate = self._evaluator()
         """The network's part of the search: any callable of the Evaluator's signature with its ``views``."""
         self._searches: dict[Rules, Search] = {}
         self._np = np.random.default_rng(self.base_seed)
@@ -99,8 +99,12 @@ class AZPlayer(Player):
         network = self.network.policy
         self.network.seat_at(num_players, rules)
         if self.network.policy is not network:
-            self.evaluator = Evaluator(self.network.settings, self.network.policy, self.values, self.prior_only)
+            self.evaluator = self._evaluator()
             self._searches.clear()
+
+    def _evaluator(self) -> Evaluator:
+        """The network's evaluator: its prior alone where the rollouts alone value the leaves."""
+        return Evaluator(self.network.settings, self.network.policy, self.values, self.settings.rolled_only)
 
     def reset(self, seat: int, seed: int | None = None) -> None:
         super().reset(seat, seed)

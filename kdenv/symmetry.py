@@ -17,10 +17,10 @@ from functools import cache
 import numpy as np
 
 from kdenv.actions import num_actions
-from kdenv.encoding import PLACEMENT_PLANES, num_planes
+from kdenv.encoding import PLACEMENT_PLANES, PLANES_PER_KINGDOM, num_planes
 from kdenv.frame import DIRECTIONS
 
-TURNS: tuple[tuple[tuple[int, int], tuple[int, int]], ...] = (
+IMAGES: tuple[tuple[tuple[int, int], tuple[int, int]], ...] = (
     ((1, 0), (0, 1)),  # the identity
     ((0, 1), (-1, 0)),  # a quarter turn
     ((-1, 0), (0, -1)),  # a half turn
@@ -30,11 +30,11 @@ TURNS: tuple[tuple[tuple[int, int], tuple[int, int]], ...] = (
     ((0, 1), (1, 0)),  # about the main diagonal
     ((0, -1), (-1, 0)),  # about the other diagonal
 )
-"""Each symmetry as the 2x2 matrix ((a, b), (c, d)) that moves a castle-relative (row, column) to
-(a row + b column, c row + d column)."""
+"""The four turns and four mirror images, each as the 2x2 matrix ((a, b), (c, d)) that moves a castle-relative
+(row, column) to (a row + b column, c row + d column)."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Symmetry:
     """One symmetry as gather indices: ``image[..., i] = original[..., index[i]]`` over the flat board and the
     action codec."""
@@ -66,9 +66,8 @@ def symmetries(num_players: int, kingdom_size: int = 5, gains: bool = False) -> 
     """The eight symmetries of a table's observations and actions, the identity first."""
     width, centre = 2 * kingdom_size - 1, kingdom_size - 1
     cells, planes = width * width, num_planes(num_players, gains)
-    first_placement = num_planes(num_players) - PLACEMENT_PLANES  # the direction planes start here
     found = []
-    for matrix in TURNS:
+    for matrix in IMAGES:
         to_cell = np.empty(cells, np.int64)  # cell i's image
         for i in range(cells):
             r, c = _moved(matrix, i // width - centre, i % width - centre)
@@ -76,11 +75,12 @@ def symmetries(num_players: int, kingdom_size: int = 5, gains: bool = False) -> 
         to_direction = np.array([DIRECTIONS.index(_moved(matrix, *step)) for step in DIRECTIONS], np.int64)
         from_cell, from_direction = np.argsort(to_cell), np.argsort(to_direction)
         from_plane = np.arange(planes)
-        for start in range(first_placement, planes, PLACEMENT_PLANES):  # the placement's planes, then its gains'
+        for start in range(PLANES_PER_KINGDOM * num_players, planes, PLACEMENT_PLANES):  # placement, then gains
             from_plane[start : start + PLACEMENT_PLANES] = start + from_direction
         board_index = (from_plane[:, None] * cells + from_cell[None, :]).ravel()
         action_index = np.arange(num_actions(kingdom_size))
         action_index[: 4 * cells] = (4 * from_cell[:, None] + from_direction[None, :]).ravel()
+        board_index.flags.writeable = action_index.flags.writeable = False  # shared by every caller (cached)
         found.append(Symmetry(board_index, action_index))
     return tuple(found)
 
@@ -90,8 +90,10 @@ def random_images(board: np.ndarray, arrays: list[np.ndarray], table: tuple[Symm
     """Each row of ``board`` (N, C, F, F) and of every (N, A) array of ``arrays`` in one symmetry of ``table``,
     drawn for the row."""
     drawn = rng.integers(0, len(table), size=board.shape[0])
-    boards = np.stack([s.board_index for s in table])[drawn]
-    actions = np.stack([s.action_index for s in table])[drawn]
-    flat = board.reshape(board.shape[0], -1)
-    image = np.take_along_axis(flat, boards, axis=1).reshape(board.shape)
-    return image, [np.take_along_axis(values, actions, axis=1) for values in arrays]
+    board, arrays = board.copy(), [values.copy() for values in arrays]
+    for k, symmetry in enumerate(table):
+        rows = np.flatnonzero(drawn == k)
+        board[rows] = symmetry.board(board[rows])
+        for values in arrays:
+            values[rows] = symmetry.actions(values[rows])
+    return board, arrays

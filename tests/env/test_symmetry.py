@@ -7,17 +7,16 @@ import random
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given
 
 from kdenv.actions import discard_action, num_actions, pick_action
 from kdenv.encoding import ObservationEncoder, action_mask
 from kdenv.game import PLACE, Game
-from kdenv.rules import STUDY_RULES, Rules
-from kdenv.symmetry import TURNS, random_images, symmetries
+from kdenv.symmetry import random_images, symmetries
 from tests.engine.helpers import game_placing
+from tests.strategies import SET_UP_IDS, SET_UPS, per_set_up, seeds
 
-QUARTER = 1  # TURNS[1]: east becomes south, a clockwise quarter turn as the pictures are drawn
+QUARTER = 1  # IMAGES[1]: east becomes south, a clockwise quarter turn as the pictures are drawn
 
 KINGDOM = """
 . W  W1 .
@@ -47,30 +46,34 @@ def test_a_quarter_turned_kingdom_is_observed_and_placed_in_as_the_image_of_the_
     assert action_mask(original)[: discard_action()].sum() > 10
 
 
-@pytest.mark.parametrize(("players", "rules"), [(4, STUDY_RULES), (2, Rules.from_names("mighty_duel"))])
-@given(seed=st.integers(0, 2**31 - 1), which=st.integers(0, len(TURNS) - 1))
-@settings(max_examples=6, deadline=None)
-def test_a_game_played_in_images_of_its_moves_is_the_image_of_the_game(players, rules, seed, which):
-    """The same deal played twice, the second time each placement replaced by its image: every move stays legal,
-    every observation (gains included) and mask is the image of the first game's, and the scores are equal."""
-    symmetry = symmetries(players, rules.kingdom_size, gains=True)[which]
-    first, second = Game(players, rules, seed), Game(players, rules, seed)
-    encoders = [ObservationEncoder(players, rules.kingdom_size, gains=True) for _ in range(2)]
+@pytest.mark.parametrize(("players", "rules"), SET_UPS, ids=SET_UP_IDS)
+@given(seed=seeds)
+@per_set_up()
+def test_a_game_played_in_images_of_its_moves_is_the_image_of_the_game(players, rules, seed):
+    """The same deal played nine times, once as drawn and once in each image of its placements: every move stays
+    legal, every observation (gains included) and mask is the image of the first game's, and the scores equal."""
+    table = symmetries(players, rules.kingdom_size, gains=True)
+    first, images = Game(players, rules, seed), [Game(players, rules, seed) for _ in table]
+    encoders = [ObservationEncoder(players, rules.kingdom_size, gains=True) for _ in range(len(table) + 1)]
     rng = random.Random(seed)
     while not first.is_over:
         mover = first.current_player
-        seen, seen_second = (encoders[k].encode(game, mover) for k, game in enumerate((first, second)))
-        np.testing.assert_array_equal(seen_second["board"], symmetry.board(seen["board"]))
-        np.testing.assert_array_equal(seen_second["features"], seen["features"])
-        np.testing.assert_array_equal(action_mask(second), symmetry.actions(action_mask(first)))
+        seen, mask = encoders[-1].encode(first, mover), action_mask(first)
+        for symmetry, game, encoder in zip(table, images, encoders, strict=False):
+            seen_image = encoder.encode(game, mover)
+            np.testing.assert_array_equal(seen_image["board"], symmetry.board(seen["board"]))
+            np.testing.assert_array_equal(seen_image["features"], seen["features"])
+            np.testing.assert_array_equal(action_mask(game), symmetry.actions(mask))
         action = rng.choice(first.legal_actions())
         placing = first.phase == PLACE
         first.step(action)
-        second.step(symmetry.action(action) if placing else action)
-    assert second.is_over and second.scores() == first.scores()
+        for symmetry, game in zip(table, images, strict=True):
+            game.step(symmetry.action(action) if placing else action)
+    assert all(game.is_over and game.scores() == first.scores() for game in images)
 
 
 def test_the_symmetries_are_eight_distinct_permutations_that_keep_the_picks_and_the_discard():
+    """Placements move, each image its own way; the discard and the picks stay; the first image is the identity."""
     table = symmetries(4, 5, gains=True)
     assert len({s.action_index.tobytes() for s in table}) == 8
     for s in table:

@@ -29,7 +29,7 @@ from kdenv.rules import STUDY_RULES
 from kdenv.symmetry import symmetries
 from training.az.buffer import ReplayBuffer
 from training.az.config import az_config
-from training.az.selfplay import SelfPlay
+from training.az.selfplay import FIELDS, Positions, SelfPlay
 from training.az.start import starting_network
 from training.az.train import LAST, train_az
 from training.az.workers import make_selfplay, search_settings
@@ -125,21 +125,19 @@ def test_with_a_target_temperature_the_target_is_the_prior_tilted_by_the_q_value
 
 
 def test_with_the_symmetries_each_sampled_position_is_one_of_its_images(tmp_path):
-    """A window of one searched decision, sampled with the table's symmetries: every row is that decision's board,
-    mask and target moved by one same symmetry, several of them drawn; the features and values are unmoved."""
+    """A window of one searched placement late in a self-play game, sampled with the table's symmetries: every row
+    is that decision's board, mask and target moved by one same symmetry, every image drawn; the features and
+    values stay."""
     config = smoke(tmp_path)
     settings, policy = starting_network(config)
-    play = SelfPlay(settings, policy, 1, 3, search_settings(config.selfplay), seed=5)
-    rows = play.pending[0].rows
-    while len(rows) < 8 or rows[-1][2][: discard_action()].sum() < 3:  # a placement, some dominoes in
-        play.step()
-    buffer = ReplayBuffer(1)  # the last decision alone
-    buffer.add(play._labelled(play.pending[0], np.linspace(1, -1, 4)))
-    table = symmetries(4, 5, settings.gains)
+    played = SelfPlay(settings, policy, 1, 3, search_settings(config.selfplay), seed=5).play(1)
+    placements = np.flatnonzero(played.mask[:, : discard_action(settings.kingdom_size)].sum(axis=1) > 2)
+    buffer = ReplayBuffer(1)
+    buffer.add(Positions(*(getattr(played, f)[placements[-1:]] for f in FIELDS)))
+    table = symmetries(settings.num_players, settings.kingdom_size, settings.gains)
     sampled = buffer.sample(np.random.default_rng(0), 64, table)
     original = buffer.sample(np.random.default_rng(0), 1)
-    o = original
-    images = [(s.board(o.board[0]), s.actions(o.mask[0]), s.actions(o.policy[0])) for s in table]
+    images = [(s.board(original.board[0]), s.actions(original.mask[0]), s.actions(original.policy[0])) for s in table]
     assert len({row.tobytes() for row in sampled.board}) == len({i[0].tobytes() for i in images}) > 1  # all drawn
     for k in range(64):
         row = (sampled.board[k], sampled.mask[k], sampled.policy[k])

@@ -204,8 +204,8 @@ class Trainer:
         if len(self.buffer) < max(learn.min_positions, 1):
             return {}
         updates = max(1, round(learn.epochs * new / learn.batch_size))
-        s = self.settings
-        images = symmetries(s.num_players, s.kingdom_size, s.gains) if learn.symmetries else ()
+        table = self.settings
+        images = symmetries(table.num_players, table.kingdom_size, table.gains) if learn.symmetries else ()
         rows = [self.learner.update(self.buffer.sample(self.rng, learn.batch_size, images)) for _ in range(updates)]
         self.state["updates"] += updates
         return mean(rows)
