@@ -86,8 +86,8 @@ class LearnConfig:
     value_weight: Annotated[Real, AT_LEAST_ZERO] = 1.0  # weight of the per-seat value MSE beside the policy's CE
     max_grad_norm: Annotated[Real, POSITIVE] = 1.0
     min_positions: Annotated[Count, AT_LEAST_ZERO] = 2_000  # no update until the buffer holds this many
-    symmetries: bool = True  # each position learned in a random one of its kingdom's 8 images (kdenv.symmetry);
-    # a run begun before this key existed learns so once resumed
+    symmetries: bool = False  # each position learned in a random one of its kingdom's 8 images (kdenv.symmetry);
+    # off: the players break ties by action index, so their kingdoms come in one orientation (RESULTS, 2026-12-04)
 
 
 @dataclass(config=SECTION)
