@@ -1,13 +1,12 @@
 """Search speed (`kdenv bench search`): simulations/s of ``az`` by batch size, where its time goes, and ``mce``.
 
-At the study's table (4 players, Middle Kingdom and Harmony), from mid-game positions (30 random decisions in),
-one core: ``az:default`` (the shipped network: its prior alone where rollouts value the leaves, with ``--rollout
-none`` also its values, ``--values`` saying how) searches a fixed number of simulations per position at each batch
-size. Its time is split
-into the compiled core (copying the root and playing each path, drawing the kingdoms), the encoder (the
-observations, gains included), the rollouts (the leaves played out by ``--rollout``'s compiled policy), the
-network (one forward pass a batch) and the tree (the rest: selection, backup, the improved policy). In the same
-run, the reference: ``mce``'s playouts/s from the same positions.
+At the study's table (4 players, Middle Kingdom and Harmony), from mid-game positions (30 random decisions in), one
+core: ``az:default`` (the shipped network: its prior alone where rollouts value the leaves, with ``--rollout none``
+also its values, ``--values`` saying how) searches a fixed number of simulations per position at each batch size.
+Its time is split into the compiled core (copying the root and playing each path, drawing the kingdoms), the
+encoder (the observations, gains included), the rollouts (the leaves played out by ``--rollout``'s compiled
+policy), the network (one forward pass a batch) and the tree (the rest: selection, backup, the improved policy). In
+the same run, the reference: ``mce``'s playouts/s from the same positions.
 """
 
 from __future__ import annotations

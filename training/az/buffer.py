@@ -4,8 +4,8 @@ On disk each iteration's new positions are one compressed chunk, ``buffer/iter-N
 atomically as soon as they are played (so a checkpoint writes no more than the iteration's own data). A
 resumed run reloads the window from the chunks up to the iteration of its ``last.zip`` (later ones, of
 iterations it will play again, are deleted): it learns from the same positions as if it had not stopped.
-Chunks that have left the window are deleted. Sampled with the kingdom's symmetries, each position drawn comes
-in a random one of its eight images (:mod:`kdenv.symmetry`): eight times the positions for the same self-play.
+Chunks that have left the window are deleted. Sampled with the kingdom's symmetries (``learn.symmetries``), each
+position drawn comes in a random one of its eight images (:mod:`kdenv.symmetry`).
 """
 
 from __future__ import annotations
