@@ -4,7 +4,7 @@ One MaskablePPO run on :class:`training.ppo.vec_env.SB3VecEnv` (4 players, study
 against three copies of ``--opponents``, for ``--seconds`` of learning. It prints learner steps/s and the
 share of the time spent in the env (stepping the games, observing), in the opponents (compiled or batched
 moves), in the policy's forward pass while collecting rollouts, and in the PPO update. Network and PPO
-sizes are options, so that choices can be compared in one run each.
+sizes, and the learner's torch device, are options, so that choices can be compared in one run each.
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ class _Deadline(BaseCallback):
 
 def measure(
     opponents: str, seconds: float, channels: int, blocks: int, hidden: int, n_envs: int, n_steps: int,
-    batch_size: int, epochs: int, threads: int, gains: bool = False,
+    batch_size: int, epochs: int, threads: int, gains: bool = False, device: str = "cpu",
 ) -> dict[str, float]:  # fmt: skip
     """Learner steps/s and the seconds spent in each part of one timed run."""
     torch.set_num_threads(threads)
@@ -65,7 +65,7 @@ def measure(
     env.seed(0)
     model = MaskablePPO(
         KingdomPolicy, env, n_steps=n_steps, batch_size=batch_size, n_epochs=epochs, seed=0, verbose=0,
-        policy_kwargs=policy_kwargs(channels, blocks, hidden),
+        policy_kwargs=policy_kwargs(channels, blocks, hidden), device=device,
     )  # fmt: skip
     clock = _Clock()
     clock.wrap(env, "step_wait", "env")
@@ -80,7 +80,8 @@ def measure(
     parts = dict(clock.seconds)
     parts["env"] -= parts.get("opponents", 0.0)
     parameters = sum(p.numel() for p in model.policy.parameters())
-    return {"steps/s": (model.num_timesteps - steps) / wall, "wall": wall, "parameters": parameters, **parts}
+    return {"steps/s": (model.num_timesteps - steps) / wall, "wall": wall, "parameters": parameters,
+            "device": str(model.device), **parts}  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -96,10 +97,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--epochs", type=int, default=2, help="PPO epochs per rollout (default 2)")
     parser.add_argument("--threads", type=int, default=2, help="torch threads (default 2)")
     parser.add_argument("--gains", action="store_true", help="observations with gains (as configs/selfplay.yaml)")
+    parser.add_argument("--device", default="cpu", help="the learner's torch device (default cpu; cuda where one is)")
     args = parser.parse_args(argv)
     result = measure(
         args.opponents, args.seconds, args.channels, args.blocks, args.hidden, args.n_envs, args.n_steps,
-        args.batch_size, args.epochs, args.threads, args.gains,
+        args.batch_size, args.epochs, args.threads, args.gains, args.device,
     )  # fmt: skip
     wall = result["wall"]
     shares = ", ".join(
@@ -109,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"network {args.channels} channels x {args.blocks} blocks, hidden {args.hidden} ({result['parameters']:,} "
         f"parameters); {args.n_envs} games x {args.n_steps} steps, batch {args.batch_size}, {args.epochs} epochs, "
-        f"{args.threads} threads{', gains' if args.gains else ''}"
+        f"{args.threads} threads{', gains' if args.gains else ''}, learner on {result['device']}"
     )
     print(f"learner steps/s vs 3 {args.opponents}: {result['steps/s']:,.0f} ({shares}, other {other:.0%})")
     return 0

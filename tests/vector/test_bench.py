@@ -21,6 +21,6 @@ def test_bench_train_prints_steps_per_second_and_where_the_time_goes(capsys):
     options = ["--seconds", "0.5", "--n-envs", "8", "--n-steps", "8", "--batch-size", "32", "--channels", "8"]
     assert main(["bench", "train", "--opponents", "gprd", *options]) == 0
     out = capsys.readouterr().out
-    assert "learner steps/s vs 3 gprd:" in out
+    assert "learner steps/s vs 3 gprd:" in out and "learner on cpu" in out
     for part in ("env", "opponents", "forward", "update"):
         assert f"{part} " in out.split("learner steps/s")[1]
