@@ -24,6 +24,7 @@ from training.az.learner import Learner
 from training.az.selfplay import Positions, SelfPlay, Timing
 from training.az.start import starting_network
 from training.az.workers import InProcess, LocalWorkers, RayWorkers, make_selfplay
+from training.ppo.config import check_device
 
 
 def _selfplay_rate(
@@ -114,6 +115,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--device", default="cpu", help="the learner's torch device")
     parser.add_argument("--no-ray", action="store_true", help="leave out the Ray backend")
     args = parser.parse_args(argv)
+    check_device(args.device, "--device", "option")  # one line, before any work
     import torch
 
     config = AZConfig()

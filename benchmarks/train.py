@@ -21,6 +21,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 
 from agents.policy_network import KingdomPolicy, policy_kwargs
 from kdenv.rules import STUDY_RULES
+from training.ppo.config import check_device
 from training.ppo.vec_env import SB3VecEnv
 
 
@@ -99,6 +100,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--gains", action="store_true", help="observations with gains (as configs/selfplay.yaml)")
     parser.add_argument("--device", default="cpu", help="the learner's torch device (default cpu; cuda where one is)")
     args = parser.parse_args(argv)
+    check_device(args.device, "--device", "option")  # one line, before any work
     result = measure(
         args.opponents, args.seconds, args.channels, args.blocks, args.hidden, args.n_envs, args.n_steps,
         args.batch_size, args.epochs, args.threads, args.gains, args.device,

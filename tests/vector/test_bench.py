@@ -24,3 +24,14 @@ def test_bench_train_prints_steps_per_second_and_where_the_time_goes(capsys):
     assert "learner steps/s vs 3 gprd:" in out and "learner on cpu" in out
     for part in ("env", "opponents", "forward", "update"):
         assert f"{part} " in out.split("learner steps/s")[1]
+
+
+@pytest.mark.parametrize("bench", ["train", "selfplay"])
+def test_a_learner_device_this_machine_lacks_is_a_one_line_error_before_any_work(bench, capsys):
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("sb3_contrib")
+    if torch.cuda.is_available():
+        pytest.skip("this machine has a CUDA device")
+    assert main(["bench", bench, "--device", "cuda"]) != 0
+    err = capsys.readouterr().err.strip()
+    assert err == "kdenv bench: error: option '--device': 'cuda', but torch sees no CUDA device here; use cpu"

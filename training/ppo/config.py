@@ -310,18 +310,19 @@ def init_settings(init: str, env: EnvConfig):
     return path, settings
 
 
-def check_device(device: str, key: str = "ppo.device") -> None:
-    """A torch device that exists on this machine (config key ``key``)."""
+def check_device(device: str, key: str = "ppo.device", kind: str = "config key") -> None:
+    """A torch device that exists on this machine (``kind`` ``key``: a config key, or a command's option)."""
     import torch
 
+    name = f"{kind} {key!r}"
     try:
-        kind = torch.device(device).type
+        device_kind = torch.device(device).type
     except (RuntimeError, TypeError):
-        raise ConfigError(f"config key {key!r}: {device!r} is not a torch device (e.g. cpu, cuda)") from None
-    if kind == "cuda" and not torch.cuda.is_available():
-        raise ConfigError(f"config key {key!r}: {device!r}, but torch sees no CUDA device here; use cpu")
-    if kind not in ("cpu", "cuda", "mps"):
-        raise ConfigError(f"config key {key!r}: {device!r} is not supported; use cpu or cuda")
+        raise ConfigError(f"{name}: {device!r} is not a torch device (e.g. cpu, cuda)") from None
+    if device_kind == "cuda" and not torch.cuda.is_available():
+        raise ConfigError(f"{name}: {device!r}, but torch sees no CUDA device here; use cpu")
+    if device_kind not in ("cpu", "cuda", "mps"):
+        raise ConfigError(f"{name}: {device!r} is not supported; use cpu or cuda")
 
 
 def check_writable(runs_dir: Path) -> None:
