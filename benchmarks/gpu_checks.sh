@@ -4,7 +4,8 @@
 # CUDA device (as ppo: and az:), and the learners' speed on cuda against cpu (kdenv bench train, kdenv bench
 # selfplay with 15 workers, kdenv bench search for the cores' speed). Each step is bounded, and a failure does not
 # stop the next. Run from the repository root with the project installed: bash benchmarks/gpu_checks.sh
-# (DEV=cpu runs the same steps without a GPU; RUNS=DIR for the run folders, default /tmp/runs).
+# (DEV=cpu runs the same steps without a GPU; RUNS=DIR for the run folders, default /tmp/runs; SKIP_BENCH=1 stops
+# before the benches).
 DEV=${DEV:-cuda}
 KD="python3 -m training.cli"
 RUNS=${RUNS:-/tmp/runs}

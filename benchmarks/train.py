@@ -81,8 +81,7 @@ def measure(
     parts = dict(clock.seconds)
     parts["env"] -= parts.get("opponents", 0.0)
     parameters = sum(p.numel() for p in model.policy.parameters())
-    return {"steps/s": (model.num_timesteps - steps) / wall, "wall": wall, "parameters": parameters,
-            "device": str(model.device), **parts}  # fmt: skip
+    return {"steps/s": (model.num_timesteps - steps) / wall, "wall": wall, "parameters": parameters, **parts}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -113,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"network {args.channels} channels x {args.blocks} blocks, hidden {args.hidden} ({result['parameters']:,} "
         f"parameters); {args.n_envs} games x {args.n_steps} steps, batch {args.batch_size}, {args.epochs} epochs, "
-        f"{args.threads} threads{', gains' if args.gains else ''}, learner on {result['device']}"
+        f"{args.threads} threads{', gains' if args.gains else ''}, learner on {args.device}"
     )
     print(f"learner steps/s vs 3 {args.opponents}: {result['steps/s']:,.0f} ({shares}, other {other:.0%})")
     return 0
