@@ -78,13 +78,14 @@ def seat_values(policy, num_players: int) -> None:
 
 
 def masked_logits(policy, obs: dict[str, np.ndarray], mask: np.ndarray) -> np.ndarray:
-    """(B, A) float64 logits of ``policy`` for a batch of observations, illegal actions (``mask`` 0) at -inf."""
+    """(B, A) float64 logits of ``policy`` for a batch of observations, illegal actions (``mask`` 0) at -inf;
+    ``policy`` may sit on any device (a learner on cuda plays its own seats while it imitates)."""
     import torch
 
     with torch.inference_mode():
-        tensors = {key: torch.from_numpy(np.ascontiguousarray(value)) for key, value in obs.items()}
+        tensors = {key: torch.from_numpy(np.ascontiguousarray(value)).to(policy.device) for key, value in obs.items()}
         latent = policy.mlp_extractor.forward_actor(policy.pi_features_extractor(tensors))
-    logits = latent.numpy().astype(np.float64)
+    logits = latent.cpu().numpy().astype(np.float64)
     logits[mask == 0] = -np.inf
     return logits
 

@@ -156,7 +156,10 @@ def imitation_loss(logits: torch.Tensor, mask: torch.Tensor, target: torch.Tenso
 
 
 def clone_step(policy, optimizer, obs: dict, mask, target, value, value_weight: float) -> tuple[float, float, float]:
-    """One gradient step of imitation (+ value regression); (policy loss, accuracy, value loss)."""
+    """One gradient step of imitation (+ value regression) on the policy's device; (policy loss, accuracy, value
+    loss)."""
+    obs = {key: tensor.to(policy.device) for key, tensor in obs.items()}
+    mask, target, value = (tensor.to(policy.device) for tensor in (mask, target, value))
     logits, values = heads(policy, obs)
     policy_loss, accuracy = imitation_loss(logits, mask, target)
     predicted = values.squeeze(1)
