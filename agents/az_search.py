@@ -115,6 +115,8 @@ class Result:
     policy: np.ndarray  # the improved policy, by root action
     q: np.ndarray  # the completed Q-values of the root's mover, by root action
     simulations: int
+    leaves: int  # the new leaves the simulations made and evaluated: fewer where simulations of one batch met at a
+    # leaf still waiting for its value (it is evaluated once and backed up by each)
 
 
 class Batch(NamedTuple):
@@ -170,6 +172,7 @@ class Search:
         self.deck, self.drawn = root_games.deck[0].copy(), drawn
         self.deals: list[np.ndarray] = []
         self.me = int(root_games.draft[0, QUEUE, root_games.counters[0, KING]])  # the searching seat
+        self.leaves = 0
         root = (yield from self._evaluate([(None, [], None)]))[0]
         assert isinstance(root, Node), "the search starts from an unfinished game"
         if self.settings.root == "gumbel":
@@ -291,6 +294,7 @@ class Search:
                 made[_spot(where)] = len(rows)
                 rows.append((where, path, deck))
         nodes = (yield from self._evaluate(rows)) if rows else []
+        self.leaves += len(rows)
         for where, path, _ in pending:
             value = where.value if isinstance(where, Leaf) else nodes[made[_spot(where)]].value
             for node, a in path:
@@ -402,7 +406,7 @@ class Search:
             chosen = int(self.rng.choice(root.actions.size, p=root.visits / root.visits.sum()))
         else:
             chosen = int(np.lexsort((-q, -root.visits))[0])
-        return Result(root, int(chosen), improved_policy(root, self.settings), q, done)
+        return Result(root, int(chosen), improved_policy(root, self.settings), q, done, self.leaves)
 
 
 def _plan(where: tuple | None, mover: int) -> int:

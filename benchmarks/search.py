@@ -3,10 +3,12 @@
 At the study's table (4 players, Middle Kingdom and Harmony), from mid-game positions (30 random decisions in), one
 core: ``az:default`` (the shipped network: its prior alone where rollouts value the leaves, with ``--rollout none``
 also its values, ``--values`` saying how) searches a fixed number of simulations per position at each batch size.
-Its time is split into the compiled core (copying the root and playing each path, drawing the kingdoms), the
-encoder (the observations, gains included), the rollouts (the leaves played out by ``--rollout``'s compiled
-policy), the network (one forward pass a batch) and the tree (the rest: selection, backup, the improved policy). In
-the same run, the reference: ``mce``'s playouts/s from the same positions.
+Beside the simulations/s, the new leaves/s: the simulations of one batch that meet at a leaf still waiting for its
+value share its one evaluation (and rollout), so a large batch over few simulations counts more simulations than it
+evaluates leaves. Its time is split into the compiled core (copying the root and playing each path, drawing the
+kingdoms), the encoder (the observations, gains included), the rollouts (the leaves played out by ``--rollout``'s
+compiled policy), the network (one forward pass a batch) and the tree (the rest: selection, backup, the improved
+policy). In the same run, the reference: ``mce``'s playouts/s from the same positions.
 """
 
 from __future__ import annotations
@@ -84,8 +86,9 @@ def timed_parts(spent: dict[str, float]):
 
 
 def az_rate(batch: int, values: str, simulations: int, positions: int, network: str = "default",
-            rollout: str = "fg") -> tuple[float, dict[str, float]]:  # fmt: skip
-    """(simulations per CPU second, share of the time per part) of ``az`` over ``positions`` positions."""
+            rollout: str = "fg") -> tuple[float, float, dict[str, float]]:  # fmt: skip
+    """(simulations per CPU second, the share of them that made a new leaf, share of the time per part) of ``az``
+    over ``positions`` positions."""
     spec = f"az:{network},simulations={simulations},batch={batch},rollout={rollout}"
     spec += f",values={values}" if values else ""
     player = make_player(spec, 4, STUDY_RULES)
@@ -95,16 +98,17 @@ def az_rate(batch: int, values: str, simulations: int, positions: int, network: 
     player.reset(0, seed=0)
     player.search(mid_game(1000))  # compiles (or loads) the kernels before timing
     spent.update(dict.fromkeys(spent, 0.0))
-    done, total = 0, 0.0
+    done, leaves, total = 0, 0, 0.0
     with timed_parts(spent):
         for k in range(positions):
             view = mid_game(k)
             start = time.process_time()
-            done += player.search(view).simulations
+            result = player.search(view)
             total += time.process_time() - start
+            done, leaves = done + result.simulations, leaves + result.leaves
     shares = {part: seconds / total for part, seconds in spent.items()}
     shares["tree"] = 1.0 - sum(shares.values())
-    return done / total, shares
+    return done / total, leaves / done, shares
 
 
 def leaf_costs(paths: int, depth: int) -> tuple[float, float]:
@@ -197,9 +201,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"az:{args.network}, rollout: {args.rollout}, values: {values}, {args.simulations} simulations from "
           f"{args.positions} mid-game positions")  # fmt: skip
     for batch in args.batches:
-        rate, shares = az_rate(batch, args.values, args.simulations, args.positions, args.network, args.rollout)
+        rate, new, shares = az_rate(batch, args.values, args.simulations, args.positions, args.network, args.rollout)
         split = ", ".join(f"{part} {share:4.0%}" for part, share in shares.items())
-        print(f"  batch {batch:3}: {rate:8,.0f} simulations per CPU second   ({split})")
+        rates = f"{rate:8,.0f} simulations and {rate * new:8,.0f} new leaves per CPU second"
+        print(f"  batch {batch:3}: {rates}   ({split})")
     core, engine = leaf_costs(64, 6)
     print(f"one leaf (6 moves deep, observed with gains): compiled core {core:6.0f} us, engine {engine:6.0f} us")
     print(f"reference: mce (fg playouts) {mce_rate(0.25, args.positions):8,.0f} playouts per CPU second")

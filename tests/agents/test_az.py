@@ -57,6 +57,15 @@ def test_simulations_n_does_exactly_n(root, simulations):
     assert result.root.visits.sum() == simulations
 
 
+def test_the_result_counts_the_new_leaves_which_simulations_meeting_in_a_batch_share():
+    """One at a time, every simulation from mid-game makes a leaf; 32 at once over 3 root actions, simulations
+    that meet at a leaf still waiting for its value share its evaluation, so there are fewer leaves."""
+    alone = make_player("az:default,simulations=32,batch=1", 4, STUDY_RULES).search(busy_view())
+    assert alone.leaves == alone.simulations == 32
+    together = make_player("az:default,simulations=32,batch=32,considered=3", 4, STUDY_RULES).search(busy_view())
+    assert together.simulations == 32 and 3 <= together.leaves < 32
+
+
 def test_a_budget_of_simulations_is_shared_out_as_mctx_s_sequential_halving():
     """64 simulations over 8 considered root moves: 2 each, then 5 each for the best 4, then 10 and the rest
     (4) each for the best 2 (mctx's ``get_sequence_of_considered_visits``), so every considered move is tried."""

@@ -25,6 +25,9 @@ def test_bench_search_prints_each_batch_its_parts_the_leaf_costs_and_mce(capsys)
     assert search(["--positions", "1", "--simulations", "8", "--batches", "1", "4"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert [line.split(":")[0].strip() for line in lines[1:3]] == ["batch   1", "batch   4"]
+    rates = [[float(word.replace(",", "")) for word in line.split(":")[1].split()[:4:3]] for line in lines[1:3]]
+    assert rates[0][0] == rates[0][1]  # one simulation at a time: each makes its own leaf
+    assert 0 < rates[1][1] <= rates[1][0]  # four at a time may meet at a leaf waiting for its value
     for line in lines[1:3]:
         shares = [int(part.split()[-1].rstrip("%)")) for part in line.split("(")[1].split(",")]
         assert len(shares) == 5 and abs(sum(shares) - 100) <= 2  # core, encoder, rollouts, network, tree
