@@ -119,6 +119,28 @@ def test_bad_configs_are_one_line_errors_before_anything_is_made(tmp_path, text,
     assert not (tmp_path / "runs").exists()
 
 
+@pytest.mark.parametrize(
+    ("device", "message", "present"),
+    [
+        ("meta", "'meta' is not supported; use cpu, cuda or mps", lambda torch: False),
+        ("cuda:1", "'cuda:1', but torch sees no CUDA device here; use cpu", lambda torch: torch.cuda.is_available()),
+        ("mps", "'mps', but torch sees no MPS device here; use cpu", lambda torch: torch.backends.mps.is_available()),
+    ],
+)
+def test_a_device_this_machine_lacks_is_a_one_line_error_before_anything_is_made(tmp_path, device, message, present):
+    """SB3 would fall back to cpu from a missing cuda without a word, and fail late, with torch's traceback, on mps
+    or meta: after imitation and the run folder."""
+    import torch
+
+    if present(torch):
+        pytest.skip(f"this machine has {device}'s kind of device")
+    path = tmp_path / "config.yaml"
+    path.write_text("name: x\n")
+    with pytest.raises(ConfigError, match=re.escape(f"config key 'ppo.device': {message}")):
+        load_config(path, [f"runs_dir={tmp_path / 'runs'}", f"ppo.device={device}"])
+    assert not (tmp_path / "runs").exists()
+
+
 def test_a_binary_config_file_is_a_one_line_error(tmp_path):
     path = tmp_path / "config.yaml"
     path.write_bytes(bytes(range(256)))

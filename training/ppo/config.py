@@ -316,13 +316,19 @@ def check_device(device: str, key: str = "ppo.device", kind: str = "config key")
 
     name = f"{kind} {key!r}"
     try:
-        device_kind = torch.device(device).type
+        parsed = torch.device(device)
     except (RuntimeError, TypeError):
         raise ConfigError(f"{name}: {device!r} is not a torch device (e.g. cpu, cuda)") from None
-    if device_kind == "cuda" and not torch.cuda.is_available():
+    if parsed.type not in ("cpu", "cuda", "mps"):
+        raise ConfigError(f"{name}: {device!r} is not supported; use cpu, cuda or mps")
+    if parsed.type == "cuda" and not torch.cuda.is_available():
         raise ConfigError(f"{name}: {device!r}, but torch sees no CUDA device here; use cpu")
-    if device_kind not in ("cpu", "cuda", "mps"):
-        raise ConfigError(f"{name}: {device!r} is not supported; use cpu or cuda")
+    if parsed.type == "cuda" and (parsed.index or 0) >= torch.cuda.device_count():
+        last = torch.cuda.device_count() - 1
+        seen = "cuda:0" if last == 0 else f"cuda:0 to cuda:{last}"
+        raise ConfigError(f"{name}: {device!r}, but torch sees only {seen} here; use one of those")
+    if parsed.type == "mps" and not torch.backends.mps.is_available():
+        raise ConfigError(f"{name}: {device!r}, but torch sees no MPS device here; use cpu")
 
 
 def check_writable(runs_dir: Path) -> None:
