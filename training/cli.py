@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import signal
 import sys
 
 from kdenv.errors import KingdominoError
@@ -38,8 +39,17 @@ def stdout_gone() -> None:
     os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, met as Ctrl-C is (a tournament says what it saved, a lock is let go), not as a sudden death."""
+
+
+def _terminate(signum: int, frame: object) -> None:
+    raise Terminated
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    previous = signal.signal(signal.SIGTERM, _terminate)  # a trainer puts its own while it learns
     try:
         status = int(importlib.import_module(args.command_module).run(args) or 0)
         if sys.stdout is not None:
@@ -51,9 +61,12 @@ def main(argv: list[str] | None = None) -> int:
     except KingdominoError as err:
         print(f"kdenv {args.command}: error: {err}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print(f"kdenv {args.command}: interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as stop:
+        terminated = isinstance(stop, Terminated)
+        print(f"kdenv {args.command}: {'terminated' if terminated else 'interrupted'}", file=sys.stderr)
+        return 128 + (signal.SIGTERM if terminated else signal.SIGINT)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 if __name__ == "__main__":

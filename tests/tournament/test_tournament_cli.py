@@ -2,8 +2,10 @@
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -42,6 +44,27 @@ def test_a_reader_that_goes_away_loses_no_results(tmp_path, lines):
         err = process.stderr.read().decode()
     assert (out / "results.json").stat().st_size > 0 and (out / "results.md").stat().st_size > 0
     assert err == "" and process.returncode == 1  # Python's exit status on a broken pipe, and not a word
+
+
+def test_sigterm_stops_as_ctrl_c_does_saying_what_is_saved_and_the_same_command_resumes(tmp_path):
+    """As a scheduler or ``timeout`` stops a run: not a sudden death with no word (and a leaked-semaphore warning
+    from multiprocessing), but the games played kept, the folder let go, a resume that plays the rest."""
+    out = tmp_path / "t"
+    command = [sys.executable, "-m", "training.cli", "tournament", "--agents", "mce:playouts=100", "random"]
+    command += ["--games", "200", "--workers", "2", "--no-progress", "--out", str(out)]
+    root, env = Path(__file__).resolve().parents[2], {**os.environ, "PYTHONUNBUFFERED": "1"}
+    games = out / "games.jsonl"
+    with subprocess.Popen(command, cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as run:
+        deadline = time.monotonic() + 60
+        while not (games.exists() and games.read_text().count("\n")) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        run.send_signal(signal.SIGTERM)
+        out_text, err = run.communicate(timeout=30)
+    saved = len(games.read_text().splitlines())
+    assert 0 < saved < 200 and run.returncode == 128 + signal.SIGTERM
+    assert f"{saved} games saved in {out}/games.jsonl; run the same command again to resume" in out_text
+    assert err == "kdenv tournament: terminated\n"
+    assert kdenv("--agents", "mce:playouts=100", "random", "--games", str(saved), "--out", str(out)) == 0
 
 
 @pytest.mark.skipif("fg" not in PLAYERS, reason="needs the fg player")
