@@ -55,7 +55,7 @@ def test_sigterm_stops_as_ctrl_c_does_saying_what_is_saved_and_the_same_command_
     root, env = Path(__file__).resolve().parents[2], {**os.environ, "PYTHONUNBUFFERED": "1"}
     games = out / "games.jsonl"
     with subprocess.Popen(command, cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as run:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 180  # the first game compiles the playout kernels where no cache is
         while not (games.exists() and games.read_text().count("\n")) and time.monotonic() < deadline:
             time.sleep(0.1)
         run.send_signal(signal.SIGTERM)
