@@ -437,12 +437,13 @@ def playout(start, g, t, policies, epsilon, first, seed, shuffle, out):
     with the standings; the moves made are in ``g.moves[0]`` after those of ``start``; returns their count.
     Every draw comes from a generator of its own whose state is ``seed``: no other stream is read or moved."""
     draws = np.full(1, seed, np.uint64)
-    copy_game(start, 0, g, 0)
+    i = np.int64(0)  # game 0 as an int64, not a literal 0: the kernels called compile once for every caller
+    copy_game(start, i, g, i)
     c = g.counters[0]
     if shuffle:
         deck = g.deck[0]
         for k in range(deck.shape[0] - 1, c[DRAWN], -1):  # the unseen dominoes are deck[drawn:]
-            j = between(draws, 0, c[DRAWN], k + 1)
+            j = between(draws, i, c[DRAWN], k + 1)
             deck[k], deck[j] = deck[j], deck[k]
     work = workspace(t.cells)
     plans = np.full(1, -1)
@@ -451,10 +452,10 @@ def playout(start, g, t, policies, epsilon, first, seed, shuffle, out):
         if made < first.shape[0]:
             action = first[made]
         else:
-            action = choose(g, 0, t, policies[g.draft[0, QUEUE, c[KING]]], epsilon, plans, work, draws)
-        apply(g, 0, t, action)
+            action = choose(g, i, t, policies[g.draft[0, QUEUE, c[KING]]], epsilon, plans, work, draws)
+        apply(g, i, t, action)
         made += 1
-    standings(g, 0, t, out)
+    standings(g, i, t, out)
     return made
 
 

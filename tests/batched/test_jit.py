@@ -10,9 +10,11 @@ import pytest
 
 
 def run(package, code: str) -> str:
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}  # the cache in the tree, where it is read
     result = subprocess.run(
-        [sys.executable, "-c", code], cwd=package.parent, capture_output=True, text=True, check=True, timeout=120
-    )
+        [sys.executable, "-c", code], cwd=package.parent, env=env, capture_output=True, text=True, check=True,
+        timeout=120,
+    )  # fmt: skip
     return result.stdout.strip()
 
 
