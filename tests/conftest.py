@@ -22,13 +22,3 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         group = item.path.relative_to(tests).parts[0]
         if group in ("ray", "web"):
             item.add_marker(pytest.mark.xdist_group(group))
-
-
-def pytest_sessionstart(session: pytest.Session) -> None:
-    """In the controller of a pytest-xdist run, before its workers start: compile the kernels once
-    (tests/kernels.py), so that the workers load them from numba's cache rather than each compile them."""
-    config = session.config
-    if not hasattr(config, "workerinput") and (getattr(config.option, "numprocesses", None) or 0) > 0:
-        from tests.kernels import compile_kernels
-
-        compile_kernels()
