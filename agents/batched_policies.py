@@ -392,7 +392,7 @@ def random_move(g, i, t, work, draws):
     return t.discard if choice == count else work.held[choice]
 
 
-@jit(inline=True)
+@jit
 def choose(g, i, t, policy, epsilon, plans, work, draws):
     """The action of ``policy`` (a scripted :class:`Policy`) for the player to move in game ``i``, ties and random moves
     drawn from the generator ``draws[i]`` (:mod:`kdenv.batched.rng`). With ``epsilon`` > 0 a greedy policy moves

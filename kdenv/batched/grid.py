@@ -136,7 +136,8 @@ def centred(terrain, t):
 @jit(inline=True)
 def occupied(terrain):
     """Squares of the kingdom, castle included."""
-    count = 0
+    count = np.int64(0)  # not a literal 0: numba's first pass would type it Literal[int](0), and compile the
+    # jitted functions it is passed to for that type as well
     for cell in range(terrain.shape[0]):
         count += terrain[cell] != EMPTY
     return count

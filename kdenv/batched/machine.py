@@ -138,7 +138,7 @@ def legal_placements(g, i, t, out):
     return placements(g.terrain[i, p], g.reach[i, p], g.box[i, p], t, held(g, i), out)
 
 
-@jit(inline=True)
+@jit
 def apply(g, i, t, action):
     """Play ``action`` (assumed legal) for the acting king of game ``i``; returns the domino it concerns.
 
