@@ -439,9 +439,9 @@ def playout(start, g, t, policies, epsilon, first, seed, shuffle, out):
     draws = np.full(1, seed, np.uint64)
     i = np.int64(0)  # game 0 as an int64, not a literal 0: the kernels called compile once for every caller
     copy_game(start, i, g, i)
-    c = g.counters[0]
+    c = g.counters[i]
     if shuffle:
-        deck = g.deck[0]
+        deck = g.deck[i]
         for k in range(deck.shape[0] - 1, c[DRAWN], -1):  # the unseen dominoes are deck[drawn:]
             j = between(draws, i, c[DRAWN], k + 1)
             deck[k], deck[j] = deck[j], deck[k]
@@ -452,7 +452,7 @@ def playout(start, g, t, policies, epsilon, first, seed, shuffle, out):
         if made < first.shape[0]:
             action = first[made]
         else:
-            action = choose(g, i, t, policies[g.draft[0, QUEUE, c[KING]]], epsilon, plans, work, draws)
+            action = choose(g, i, t, policies[g.draft[i, QUEUE, c[KING]]], epsilon, plans, work, draws)
         apply(g, i, t, action)
         made += 1
     standings(g, i, t, out)
