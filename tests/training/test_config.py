@@ -109,6 +109,8 @@ def test_curriculum_stage_by_step():
         ("name: x\n", ["env.reward=win"], "'env.reward': 'win' is not one of rank, margin, score"),
         ("name: x\n", ["eval.backend=gpu"], "'eval.backend': 'gpu' is not one of local, ray"),
         ("name: x\n", ["init=/no/such.zip"], "'init': checkpoint '/no/such.zip' not found"),
+        ("name: x\n", ["init=agents/checkpoints/default-2p.zip"], "trained for 2 players at kingdom size 5 and cannot"),
+        ("name: x\n", ["init=default"], "observes gains=True, this run env.gains=False"),
     ],
 )
 def test_bad_configs_are_one_line_errors_before_anything_is_made(tmp_path, text, overrides, message):

@@ -14,7 +14,7 @@ from kdenv.game import Game
 from kdenv.rules import STUDY_RULES
 from kdenv.view import PublicView
 from tests.helpers.checkpoints import SETTINGS, write_checkpoint
-from training.ppo.config import ConfigError, load_config
+from training.ppo.config import ConfigError, init_checkpoint, load_config
 from training.ppo.league import OpponentSampler
 from training.ppo.run import checkpoint_settings
 from training.ppo.train import build_model, make_env, start_from
@@ -60,3 +60,12 @@ def test_a_checkpoint_of_another_network_size_is_a_one_line_error(tmp_path):
     model, settings = model_of(tmp_path, {**TINY, "hidden": 32})
     with pytest.raises(ConfigError, match="config key 'init'.*same network size"):
         start_from(model, str(tmp_path / "tower.zip"), settings)
+
+
+def test_a_run_s_init_may_name_a_shipped_checkpoint_default_being_the_table_s(tmp_path):
+    config = load_config("configs/selfplay.yaml", [f"runs_dir={tmp_path}", "ppo.n_envs=2", "init=default"])
+    settings = checkpoint_settings(config)
+    model = build_model(config, make_env(config, OpponentSampler(3, {"fg": 1.0}, settings, 0), seed=0), seed=1)
+    start_from(model, init_checkpoint(config.init, config.env), settings)
+    shipped = read_checkpoint("agents/checkpoints/default.zip")[1]
+    assert all(torch.equal(value, shipped[key]) for key, value in model.policy.state_dict().items())

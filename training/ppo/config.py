@@ -157,7 +157,8 @@ class TrainConfig:
     name: str = "run"  # run directory prefix: runs/<name>-<time>/
     seed: Count = 0
     runs_dir: str = "runs"  # where run directories are made
-    init: str | None = None  # a checkpoint whose policy weights start the run (e.g. a BC run's best.zip)
+    init: str | None = None  # a checkpoint whose policy weights start the run: a path (e.g. a BC run's best.zip), or a
+    # shipped checkpoint's name (default: the table's), as the rllib and az backends read it
     checkpoint_every: Annotated[Count, POSITIVE] = 20_000  # learner steps between checkpoints (last.zip)
     max_minutes: Annotated[Real | None, BUDGET] = None  # wall-clock budget of this invocation's PPO (None: none)
     env: Section[EnvConfig] = field(default_factory=EnvConfig)
@@ -239,7 +240,7 @@ def check(config: TrainConfig) -> None:
     check_device(config.ppo.device)
     check_writable(Path(config.runs_dir))
     if config.init is not None:
-        _check_init(config.init)
+        init_settings(config.init, config.env)
 
 
 def check_env(env: EnvConfig) -> None:
@@ -272,15 +273,6 @@ def _check_curriculum(curriculum: list[Stage]) -> None:
             raise ConfigError(f"config key 'curriculum[{i}].opponents' needs positive weights, got {stage.opponents!r}")
         for spec in stage.opponents:
             check_opponent(spec, f"curriculum[{i}].opponents")
-
-
-def _check_init(path: str) -> None:
-    from agents.checkpoint import CheckpointError, read_checkpoint
-
-    try:
-        read_checkpoint(path)
-    except CheckpointError as err:
-        raise ConfigError(f"config key 'init': {err}") from None
 
 
 def init_checkpoint(init: str, env: EnvConfig) -> str:

@@ -30,7 +30,7 @@ from training.ppo.callbacks import (
     ProgressCallback,
     RunState,
 )
-from training.ppo.config import ConfigError, TrainConfig
+from training.ppo.config import ConfigError, TrainConfig, init_checkpoint
 from training.ppo.league import League, OpponentSampler
 from training.ppo.run import BC, LAST, RunDirectory, checkpoint_settings, load_run_config
 from training.ppo.vec_env import SB3VecEnv
@@ -65,7 +65,7 @@ def _train(config: TrainConfig, run: RunDirectory, resumed: bool) -> None:
         if weights is not None:
             resume_model(model, weights, run, step)
         elif config.init:
-            start_from(model, config.init, settings)
+            start_from(model, init_checkpoint(config.init, config.env), settings)
         if weights is None and config.bc.games:
             try:
                 warm_start(config, model, run, settings)
