@@ -54,11 +54,13 @@ def make_player(spec: str, num_players: int | None = None, rules: Rules | None =
     module, _, attr = PLAYERS[name].partition(":")
     kind: type[Player] = getattr(importlib.import_module(module), attr)
     factory: Callable[..., Player] = kind  # a class with Options takes them
-    unknown = [key for key in options if key not in (keys(kind.Options) if kind.Options else set())]
+    known = sorted(keys(kind.Options)) if kind.Options else []
+    unknown = [key for key in options if key not in known]
     if unknown:
         key = unknown[0]
+        takes = f"{name} takes {', '.join(known)}" if known else f"{name} takes no options"
         reason = f"{name} takes no file or path (got {options[key]!r})" if key == "path" else f"unknown option {key!r}"
-        raise PlayerSpecError(f"player spec {spec!r}: {reason}")
+        raise PlayerSpecError(f"player spec {spec!r}: {reason}" + ("" if key == "path" else f"; {takes}"))
     try:
         player = factory(read_options(kind.Options, options)) if kind.Options else factory()
     except ValueError as err:

@@ -89,9 +89,10 @@ def test_players_handle_forced_discards(spec):
         ("mce:width=-2", "width='-2' must be at least 0"),
         ("uct:c=-1", "c='-1' must be at least 0"),
         ("uct:clock=gpu", "clock='gpu' is not one of wall, cpu"),
-        ("mce:speed=9", "speed"),
-        ("fg:depth=2", "depth"),
-        ("gprd:x=1", "x"),
+        ("mce:speed=9", "unknown option 'speed'; mce takes "),
+        ("fg:depth=2", "unknown option 'depth'; fg takes no options"),
+        ("gprd:x=1", "unknown option 'x'; gprd takes no options"),
+        ("az:default,sims=3", "unknown option 'sims'; az takes batch, c, "),
         ("mcts", "known players: random, gprd, fg, mce, uct"),
     ],
 )
