@@ -133,7 +133,10 @@ def read_checkpoint(path: str | Path) -> tuple[CheckpointSettings, dict]:
     except CheckpointError:
         raise
     except (zipfile.BadZipFile, pickle.UnpicklingError, EOFError, RuntimeError, OSError, ValueError) as err:
-        raise CheckpointError(f"checkpoint {str(path)!r} cannot be read: {str(err).splitlines()[0]}") from None
+        reason = str(err).splitlines()[0]
+        raise CheckpointError(
+            f"checkpoint {str(path)!r} cannot be read: {reason}; give a .zip written by `kdenv train`"
+        ) from None
     if settings.get("format") != CHECKPOINT_FORMAT:
         found = settings.get("format")
         raise CheckpointError(f"checkpoint {str(path)!r} has format {found!r}, not {CHECKPOINT_FORMAT}")

@@ -46,7 +46,7 @@ def test_missing_checkpoint(tmp_path):
 def test_not_a_zip(tmp_path):
     path = tmp_path / "junk.zip"
     path.write_bytes(b"not a zip at all")
-    with pytest.raises(CheckpointError, match="cannot be read") as info:
+    with pytest.raises(CheckpointError, match="cannot be read: .*; give a .zip written by `kdenv train`") as info:
         PPOPlayer(PPOOptions(str(path)))
     assert _one_line(info.value)
 
