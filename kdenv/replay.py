@@ -177,17 +177,18 @@ def _check_final(record: dict, game: Game) -> None:
 def read_records(path: str | os.PathLike) -> Iterator[dict]:
     """The records of a file: one JSON object (``.json``) or one per line (``.jsonl``); a file of none (empty, or
     blank lines) is a RecordError, whichever its suffix."""
+    what_to_do = f"give a file of {FORMAT} records"
     try:
         text = read_text(path)
         stripped = text.lstrip()
         if not stripped:
-            raise RecordError(f"{path} holds no records (it is empty); give a file of kingdomino-replay/1 records")
+            raise RecordError(f"{path} holds no records (it is empty); {what_to_do}")
         if Path(path).suffix == ".json" or (stripped.startswith("{") and "\n{" not in stripped.rstrip()):
             yield parse_json(text, f"{path}")
         else:
             yield from parse_jsonl(text, f"{path}")
     except JsonFileError as err:
-        raise RecordError(str(err)) from None
+        raise RecordError(f"{err}; {what_to_do}") from None
 
 
 def append_record(path: str | os.PathLike, record: dict) -> None:

@@ -71,8 +71,8 @@ def read_games(paths: Sequence[str | os.PathLike]) -> list[tuple[str, str, dict]
         try:
             for index, record in enumerate(read_records(path), start=1):
                 games.append((source, f"{path}: record {index}", record))
-        except RecordError as err:
-            raise SiteError(f"{err}; give record files written by kdenv (kingdomino-replay/1)") from None
+        except RecordError as err:  # it says what to give
+            raise SiteError(str(err)) from None
     if not games:
         raise SiteError(f"no game records in {', '.join(str(p) for p in paths)}")
     return games

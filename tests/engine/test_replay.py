@@ -151,7 +151,7 @@ def test_binary_files_and_deeply_nested_json_are_one_line_record_errors(tmp_path
 
     binary = tmp_path / "games.jsonl"
     binary.write_bytes(bytes(range(256)))
-    with pytest.raises(RecordError, match="is not a UTF-8 text file"):
+    with pytest.raises(RecordError, match="is not a UTF-8 text file; give a file of kingdomino-replay/1 records"):
         list(read_records(binary))
     deep = tmp_path / "deep.json"
     deep.write_text("[" * 100_000)
