@@ -29,11 +29,11 @@ DEFAULT_CHECKPOINTS = {  # (players, kingdom size) -> the shipped checkpoint tha
 
 def checkpoint_path(path: str, num_players: int = 4, kingdom_size: int = 5) -> str:
     """The file ``ppo:PATH`` reads: ``default``, the table's shipped checkpoint; a shipped checkpoint's name
-    (``ppo:v1``, the first 4-player default); else PATH itself."""
+    (``ppo:v1``, the first 4-player default; ``ppo:default-2p``); else PATH itself."""
     if path == "default":
         return str(DEFAULT_CHECKPOINTS.get((num_players, kingdom_size), DEFAULT_CHECKPOINT))
     shipped = CHECKPOINTS / f"{path}.zip"
-    return str(shipped) if path.isidentifier() and shipped.is_file() else path
+    return str(shipped) if Path(path).name == path and shipped.is_file() else path
 
 
 def encoder_of(settings: CheckpointSettings):

@@ -174,3 +174,6 @@ def test_a_shipped_checkpoint_plays_by_name_and_a_path_stays_a_path(tmp_path):
     assert game.is_over
     with pytest.raises(CheckpointError, match="no_such_name"):
         make_player("ppo:no_such_name")
+    assert make_player("ppo:default-2p", 2, STUDY_RULES).where.endswith("default-2p.zip'")
+    with pytest.raises(CheckpointError, match="trained for 2 players"):
+        make_player("ppo:default-2p", 4, STUDY_RULES)
