@@ -23,6 +23,7 @@ def main(argv: list[str] | None = None) -> int:
     run, out = Path(args.run), Path(args.out)
     name = args.name or run.name.rsplit("-", 2)[0]
     players = load_run_config(run).env.num_players
+    out.mkdir(parents=True, exist_ok=True)
     plot_learning_curve([run], out / f"{name}-learning.png", args.title, players)
     plot_league(run, out / f"{name}-league.png")
     print(f"wrote {out / f'{name}-learning.png'} and {out / f'{name}-league.png'}")

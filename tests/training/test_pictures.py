@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import shutil
 
+from benchmarks.plot_training import main as plot_training
 from training.ppo.pictures import plot_league, plot_learning_curve
 
 
@@ -18,6 +20,10 @@ def test_learning_curve_and_league_ratings_are_drawn_from_the_evaluations(tmp_pa
         ]
     ]
     (tmp_path / "eval.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+    shutil.copy("configs/smoke.yaml", tmp_path / "config.yaml")
+    (tmp_path / "last.zip").touch()  # a run directory as the script finds it; the pictures read the config alone
+    assert plot_training([str(tmp_path), "--out", str(tmp_path / "new" / "folder"), "--name", "run"]) == 0
+    assert {p.name for p in (tmp_path / "new" / "folder").iterdir()} == {"run-learning.png", "run-league.png"}
     plot_learning_curve([tmp_path], tmp_path / "curve.png", players=2)
     plot_league(tmp_path, tmp_path / "league.png")
     for name in ("curve.png", "league.png"):
