@@ -58,9 +58,11 @@ def make_player(spec: str, num_players: int | None = None, rules: Rules | None =
     unknown = [key for key in options if key not in known]
     if unknown:
         key = unknown[0]
-        takes = f"{name} takes {', '.join(known)}" if known else f"{name} takes no options"
-        reason = f"{name} takes no file or path (got {options[key]!r})" if key == "path" else f"unknown option {key!r}"
-        raise PlayerSpecError(f"player spec {spec!r}: {reason}" + ("" if key == "path" else f"; {takes}"))
+        if key == "path":
+            reason = f"{name} takes no file or path (got {options[key]!r})"
+        else:
+            reason = f"unknown option {key!r}; {name} takes {', '.join(known) or 'no options'}"
+        raise PlayerSpecError(f"player spec {spec!r}: {reason}")
     try:
         player = factory(read_options(kind.Options, options)) if kind.Options else factory()
     except ValueError as err:
