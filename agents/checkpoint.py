@@ -115,7 +115,13 @@ class CheckpointSettings:
 
 def read_checkpoint(path: str | Path) -> tuple[CheckpointSettings, dict]:
     """(settings, policy state dict) of a checkpoint; a one-line CheckpointError if it cannot be used."""
-    import torch
+    try:
+        import torch
+    except ImportError:  # the base install: everything but the learned players and training
+        raise CheckpointError(
+            f"checkpoint {str(path)!r} needs PyTorch, which this install lacks; "
+            "install it with `pip install torch==2.13.0 && pip install -e '.[train]'`"
+        ) from None
 
     path = Path(path)
     if not path.is_file():

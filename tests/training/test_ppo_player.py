@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 import zipfile
 
 import pytest
@@ -41,6 +42,17 @@ def test_missing_checkpoint(tmp_path):
     assert _one_line(info.value)
     with pytest.raises(PlayerSpecError):
         make_player("ppo:default,sample=perhaps")
+
+
+def test_without_pytorch_a_learned_player_is_a_one_line_error_and_the_quick_tournament_leaves_it_out(monkeypatch):
+    from training.tournament_cli import _default_agents
+
+    monkeypatch.setitem(sys.modules, "torch", None)  # `import torch` now fails, as in the base install
+    for spec in ("ppo:default", "az:default"):
+        with pytest.raises(CheckpointError, match="needs PyTorch, .*pip install -e '.\\[train\\]'") as info:
+            make_player(spec)
+        assert _one_line(info.value)
+    assert _default_agents() == ["random", "gprd", "fg"]
 
 
 def test_not_a_zip(tmp_path):
