@@ -25,7 +25,7 @@ def test_errors_are_one_line(argv, expected, capsys):
 @pytest.mark.parametrize(
     ("setting", "message"),
     [
-        ("ppo.n_envs=10000000", "'ppo.n_envs' must be at most 65536 (a 4-player game takes about 80 kB"),
+        ("ppo.n_envs=10000000", "'ppo.n_envs' must be at most 65536 (a 4-player game takes about 86 kB"),
         ("ppo.n_steps=100000000", "'ppo.n_envs': ppo.n_envs=16 needs about 26 TB of memory (1.7 TB each"),
     ],
 )

@@ -68,7 +68,7 @@ SHARE = _within(lambda v: 0 <= v <= 1, "must be in [0, 1]")
 BUDGET = _within(lambda v: v > 0, "must be positive (or null for no limit)")
 MAX_ENVS = 65_536  # games in one vector env (what each takes: kdenv.memory.game_bytes, and _check_memory below)
 ENVS = _within(
-    lambda v: v <= MAX_ENVS, f"must be at most {MAX_ENVS} (a 4-player game takes about 80 kB, and 17 kB a rollout step)"
+    lambda v: v <= MAX_ENVS, f"must be at most {MAX_ENVS} (a 4-player game takes about 86 kB, and 17 kB a rollout step)"
 )
 
 GamesBackend = Literal["local", "ray"]  # where tournaments play (training.arena.tournament.Tournament.run)
