@@ -119,8 +119,7 @@ def read_checkpoint(path: str | Path) -> tuple[CheckpointSettings, dict]:
         import torch
     except ImportError:  # the base install: everything but the learned players and training
         raise CheckpointError(
-            f"checkpoint {str(path)!r} needs PyTorch, which this install lacks; "
-            "install it with `pip install torch==2.13.0 && pip install -e '.[train]'`"
+            f'checkpoint {str(path)!r} needs PyTorch: pip install torch==2.13.0 && pip install -e ".[train]"'
         ) from None
 
     path = Path(path)
