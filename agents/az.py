@@ -8,11 +8,12 @@ Spec: ``az:default,simulations=64`` (options: ``simulations=N`` or ``seconds=S``
 ``clock`` wall|cpu; ``root`` gumbel|puct; ``considered=16`` Gumbel's root actions; ``c=1.25`` PUCT's exploration;
 ``c_visit=50``, ``c_scale=1`` sigma's constants; ``values`` views|mover|seats (default: seats where the checkpoint has
 a value per seat, else views; unread where the rollouts alone value a leaf); ``batch=16`` leaves per forward pass;
-``rollout`` none|random|gprd|fg|network (default fg) and ``mix=1``: each leaf is played out by that compiled policy
-(network: the searcher's seat by the network's favourite moves, the others by fg), and its value is ``mix`` times
-the rollout's plus the rest of the network's; ``others`` search|fg|gprd|random: the other seats' moves in the tree,
-searched as the searcher's own are (max^n, the default), or that compiled policy's, as the rollouts play them (an
-opponent model: the tree then branches at the searcher's own moves and the lines drawn); ``lines=K`` the lines drawn
+``rollout`` none|random|gprd|fg|fgt|network (default fg) and ``mix=1``: each leaf is played out by that compiled
+policy (fgt: the searcher's seat by fgt, the others by fg; network: the searcher's seat by the network's favourite
+moves, the others by fg), and its value is ``mix`` times the rollout's plus the rest of the network's; ``others``
+search|fg|gprd|random: the other seats' moves in the tree, searched as the searcher's own are (max^n, the default),
+or that compiled policy's, as the rollouts play them (an opponent model: the tree then branches at the searcher's own
+moves and the lines drawn); ``lines=K`` the lines drawn
 a chance node keeps, its later simulations drawing one of them (default 0: every line drawn its own child);
 ``eval`` rank|r, what a finished game, in the tree or at a rollout's end, is worth to each seat: its rank reward, or
 its score's share against the best other, own / (own + best), rescaled to [-1, 1] (the study's R, ``mce``'s default;

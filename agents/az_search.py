@@ -45,9 +45,9 @@ from kdenv.batched.tables import Tables
 
 VIRTUAL_LOSS = 1.0  # subtracted from the mover's value of an edge while a simulation through it waits
 MAX_DEPTH = 96  # the longest game (2 moves a domino, 48 dominoes)
-ROLLOUTS = {p.name.lower(): int(p) for p in (Policy.RANDOM, Policy.GPRD, Policy.FG)}  # rollout policies' codes
-Rollout = Literal["none", "random", "gprd", "fg", "network"]  # none, a rollout policy of ROLLOUTS, or the network
-# for the searcher's seat with Full Greedy for the others
+ROLLOUTS = {p.name.lower(): int(p) for p in (Policy.RANDOM, Policy.GPRD, Policy.FG, Policy.FGT)}  # their codes
+Rollout = Literal["none", "random", "gprd", "fg", "fgt", "network"]  # none, a rollout policy of ROLLOUTS (fgt: the
+# searcher's seat, Full Greedy the others), or the network for the searcher's seat with Full Greedy for the others
 Evaluation = Literal["rank", "r"]  # a finished game's value: the rank reward, or the score's share (the study's R)
 EVALUATIONS = {"rank": RANK, "r": SHARE}  # their codes (kdenv.batched.machine.outcomes)
 Root = Literal["gumbel", "puct"]
@@ -348,7 +348,10 @@ class Search:
             rolled = yield from self._network_rollouts(live, how)
         else:
             rolled = np.zeros_like(values)
-            finish_rows(self.g, self.t, live, ROLLOUTS[self.settings.rollout], self.draws, rolled, how)
+            policy = ROLLOUTS[self.settings.rollout]
+            seats = np.full(self.t.num_players, Policy.FG if policy == Policy.FGT else policy, np.int64)
+            seats[self.me] = policy
+            finish_rows(self.g, self.t, live, seats, self.draws, rolled, how)
         return (1.0 - self.settings.mix) * values + self.settings.mix * rolled
 
     def _network_rollouts(self, live: np.ndarray, how: int):

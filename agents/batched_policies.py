@@ -24,6 +24,17 @@ from typing import NamedTuple
 
 import numpy as np
 
+from agents.tie_break import (
+    LEAN_CASTLE,
+    LEAN_CROWNS,
+    LEAN_DISTANCE,
+    LEAN_MATCH,
+    LEAN_NUMBER,
+    LEAN_OTHER,
+    LEAN_SAME,
+    LEAN_SHRINK,
+    LEAN_SLOT,
+)
 from kdenv.batched.batch import play
 from kdenv.batched.grid import (
     CASTLE,
@@ -72,6 +83,7 @@ class Policy(IntEnum):
     RANDOM = 0
     GPRD = 1
     FG = 2
+    FGT = 3
 
 
 FINISHED_GAME = -2  # the code of the seat to move in a game that is over (no seat moves)
@@ -358,6 +370,79 @@ def gprd_placements(g, i, t, work):
     return found
 
 
+# ----- Full Greedy's ties broken (fgt) ------------------------------------------------------------------
+# The weights and the reasons: agents.tie_break, the Python reference.
+
+
+@jit(inline=True)
+def _window_area(b0, b1, b2, b3, t):
+    """Cells of the window that keeps a kingdom of bounding box (b0, b1, b2, b3) within S x S."""
+    size, last = t.size, t.width - 1
+    rows = min(last, b0 + size - 1) - max(0, b1 - size + 1) + 1
+    return rows * (min(last, b2 + size - 1) - max(0, b3 - size + 1) + 1)
+
+
+@jit(inline=True)
+def _half_lean(terrain, t, cell, other, kind):
+    """The lean of one square of ``kind`` laid on ``cell`` (its domino's other square on ``other``)."""
+    lean = 0
+    for d in range(4):
+        nb = t.neighbours[cell, d]
+        if nb < 0 or nb == other or terrain[nb] == EMPTY:
+            continue
+        lean += LEAN_CASTLE if terrain[nb] == CASTLE else LEAN_SAME if terrain[nb] == kind else LEAN_OTHER
+    centre = t.castle // t.width
+    return lean + LEAN_DISTANCE * max(abs(cell // t.width - centre), abs(cell % t.width - centre))
+
+
+@jit
+def placement_lean(terrain, box, t, number, action):
+    """How much the tie-break favours placing ``number`` by ``action`` in a kingdom (as its Python twin)."""
+    a, b = cells_of(action, t)
+    w, h = t.width, t.halves
+    lean = _half_lean(terrain, t, a, b, h[number, 0]) + _half_lean(terrain, t, b, a, h[number, 2])
+    r0, r1 = min(box[0], a // w, b // w), max(box[1], a // w, b // w)
+    c0, c1 = min(box[2], a % w, b % w), max(box[3], a % w, b % w)
+    shrink = _window_area(box[0], box[1], box[2], box[3], t) - _window_area(r0, r1, c0, c1, t)
+    return lean + LEAN_SHRINK * shrink
+
+
+@jit
+def pick_lean(terrain, t, number, slot):
+    """How much the tie-break favours picking ``number`` from ``slot`` for a kingdom (as its Python twin)."""
+    h = t.halves
+    match = 0
+    for cell in range(t.cells):
+        match += (terrain[cell] == h[number, 0]) + (terrain[cell] == h[number, 2])
+    return LEAN_SLOT * slot + LEAN_NUMBER * number + LEAN_CROWNS * (h[number, 1] + h[number, 3]) + LEAN_MATCH * match
+
+
+@jit
+def broken_ties(g, i, t, work, found):
+    """Narrow Full Greedy's ``found`` best (placement, slot) rows of ``work.best`` for the acting king of game ``i``
+    to those the tie-break favours most: the placements of the most :func:`placement_lean`, then the slots of the
+    most :func:`pick_lean`; their count."""
+    king = g.counters[i, KING]
+    p = g.draft[i, QUEUE, king]
+    number, terrain, box = g.draft[i, HELD, king], g.terrain[i, p], g.box[i, p]
+    line, best = g.draft[i, NEXT], work.best
+    for column in range(2):
+        leans = np.empty(found, np.int64)
+        for k in range(found):
+            action, slot = best[k, 0], best[k, 1]
+            if column == 0:
+                leans[k] = placement_lean(terrain, box, t, number, action) if 0 <= action < t.discard else 0
+            else:
+                leans[k] = pick_lean(terrain, t, line[slot], slot) if slot >= 0 else 0
+        top, kept = leans.max(), 0
+        for k in range(found):
+            if leans[k] == top:
+                best[kept, 0], best[kept, 1] = best[k, 0], best[k, 1]
+                kept += 1
+        found = kept
+    return found
+
+
 # ----- choosing ---------------------------------------------------------------------------------------
 @jit(inline=True)
 def free_slots(claims, size):
@@ -405,14 +490,20 @@ def choose(g, i, t, policy, epsilon, plans, work, draws):
         if policy == Policy.GPRD:
             found = gprd_placements(g, i, t, work)
             return random_move(g, i, t, work, draws) if found == 0 else work.best[below(draws, i, found), 0]
-        turn = below(draws, i, greedy_turns(g, i, t, work))
+        found = greedy_turns(g, i, t, work)
+        if policy == Policy.FGT:
+            found = broken_ties(g, i, t, work, found)
+        turn = below(draws, i, found)
         plans[i] = work.best[turn, 1]
         return work.best[turn, 0]
     if policy == Policy.GPRD:
         return random_move(g, i, t, work, draws)
     if planned >= 0:
         return t.discard + 1 + planned
-    return t.discard + 1 + work.best[below(draws, i, greedy_picks(g, i, t, work)), 1]
+    found = greedy_picks(g, i, t, work)
+    if policy == Policy.FGT:
+        found = broken_ties(g, i, t, work, found)
+    return t.discard + 1 + work.best[below(draws, i, found), 1]
 
 
 @jit
@@ -460,9 +551,9 @@ def playout(start, g, t, policies, epsilon, first, seed, shuffle, out):
 
 
 @jit
-def finish_rows(g, t, rows, policy, draws, values, how):
-    """Play each game ``rows[k]`` of ``g`` to its end with ``policy`` in every seat, drawing from ``draws[i]``
-    (per game i); ``values[k]`` each player's value of its end by ``how`` (a kind of
+def finish_rows(g, t, rows, seats, draws, values, how):
+    """Play each game ``rows[k]`` of ``g`` to its end with ``seats[p]`` (a scripted :class:`Policy`) in seat p,
+    drawing from ``draws[i]`` (per game i); ``values[k]`` each player's value of its end by ``how`` (a kind of
     :func:`kdenv.batched.machine.outcomes`: RANK, the rank reward, +1 first ... -1 last, or SHARE, the study's
     R): a search's rollouts."""
     work = workspace(t.cells)
@@ -474,7 +565,7 @@ def finish_rows(g, t, rows, policy, draws, values, how):
         i = rows[k]
         c = g.counters[i]
         while c[PHASE] != FINISHED:
-            apply(g, i, t, choose(g, i, t, policy, 0.0, plans, work, draws))
+            apply(g, i, t, choose(g, i, t, seats[g.draft[i, QUEUE, c[KING]]], 0.0, plans, work, draws))
         standings(g, i, t, final)
         outcomes(final, how, t.score_scale, places, values[k])
 
@@ -489,7 +580,7 @@ def advance(s, g, t, rows, reward, paid, rewards, ended, seats, plans, waiting, 
     for i in rows:
         while not ended[i]:
             code = seats[i, player(g, i)]
-            if code < Policy.RANDOM or code > Policy.FG:
+            if code < Policy.RANDOM or code > Policy.FGT:
                 break
             play(s, g, t, i, choose(g, i, t, code, 0.0, plans, work, draws), reward, paid, rewards, ended)
         waiting[i] = FINISHED_GAME if ended[i] else seats[i, player(g, i)]

@@ -173,7 +173,15 @@ class FullGreedy:
             line, claims = game.line, game.claims
             if plan[0] == game.kingdoms[game.current_player].occupied and plan[1] == line and plan[2] == claims:
                 return pick_action(plan[3], size)
-        return pick_action(_top(self.pick_options(game), rng), size)
+        options = self.pick_options(game)
+        top = max(options)[0]
+        rows = self.break_ties(game, [(-1, slot) for value, slot in options if value == top])
+        return pick_action(_one(rows, rng)[1], size)
+
+    def break_ties(self, game: GameLike, rows: list[tuple[int, int]]) -> list[tuple[int, int]]:
+        """The best (placement, slot) rows (placement -1 when picking) to choose from at random: all of them, as
+        the study's Full Greedy breaks its ties (:class:`agents.tie_break.TieBrokenFullGreedy` narrows them)."""
+        return rows
 
     # ----- placing -----------------------------------------------------------------------------
     def place_options(self, game: GameLike, masks: tuple[int, int, int, int] | None = None) -> list[tuple]:
@@ -220,8 +228,7 @@ class FullGreedy:
         if not (raw[0] or raw[1] or raw[2] or raw[3]):
             self._plan = None
             return discard_action(game.rules.kingdom_size)
-        best = self.best_turns(game)
-        action, slot = best[rng.randrange(len(best))] if len(best) > 1 else best[0]
+        action, slot = _one(self.break_ties(game, self.best_turns(game)), rng)
         if slot >= 0:
             self._plan = (_occupied_after(game, action), list(game.line), list(game.claims), slot)
         else:
@@ -303,11 +310,9 @@ def _occupied_after(game: GameLike, action: int) -> int:
     return kingdom.occupied | (1 << a) | (1 << (a + kingdom.frame.steps[action & 3]))
 
 
-def _top(options: list[tuple[int, int]], rng: random.Random) -> int:
-    """The option of the highest value in (value, option) pairs, ties broken at random."""
-    top = max(options)[0]
-    best = [o for v, o in options if v == top]
-    return best[0] if len(best) == 1 else best[rng.randrange(len(best))]
+def _one(rows: list[tuple[int, int]], rng: random.Random) -> tuple[int, int]:
+    """One of ``rows`` at random (no draw when there is only one)."""
+    return rows[0] if len(rows) == 1 else rows[rng.randrange(len(rows))]
 
 
 class GreedyPlacement:

@@ -127,14 +127,16 @@ class Snapshot:
         count = placements(g.terrain[0, player], g.reach[0, player], g.box[0, player], self.tables, number, out)
         return sorted(out[:count].tolist())
 
-    def greedy_choices(self) -> set[tuple[int, int]]:
+    def greedy_choices(self, tie_break: bool = False) -> set[tuple[int, int]]:
         """Full Greedy's best choices for the acting king: (placement, slot) pairs when placing (slot -1 in
-        the last round), (-1, slot) when picking."""
+        the last round), (-1, slot) when picking; with ``tie_break``, those ``fgt`` chooses from."""
         work = batched_policies.workspace(self.tables.cells)
         if self.games.counters[0, PHASE] == PLACING:
             found = batched_policies.greedy_turns(self.games, 0, self.tables, work)
         else:
             found = batched_policies.greedy_picks(self.games, 0, self.tables, work)
+        if tie_break:
+            found = batched_policies.broken_ties(self.games, 0, self.tables, work, found)
         return {(int(action), int(slot)) for action, slot in work.best[:found]}
 
 

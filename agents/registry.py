@@ -17,6 +17,7 @@ PLAYERS: dict[str, str] = {
     "random": "agents.random_player:RandomPlayer",
     "gprd": "agents.greedy:GreedyPlacementPlayer",
     "fg": "agents.greedy:FullGreedyPlayer",
+    "fgt": "agents.tie_break:TieBrokenFullGreedyPlayer",
     "mce": "agents.mce:MonteCarloPlayer",
     "uct": "agents.uct:UCTPlayer",
     "ppo": "agents.ppo_player:PPOPlayer",

@@ -13,6 +13,7 @@ from agents.greedy import FullGreedy
 from agents.playout import Snapshot
 from agents.ppo_player import DEFAULT_CHECKPOINTS
 from agents.registry import PlayerSpecError
+from agents.tie_break import TieBrokenFullGreedy
 from kdenv.actions import discard_action, pick_action
 from kdenv.batched.machine import MADE
 from kdenv.batched.tables import tables
@@ -20,6 +21,7 @@ from kdenv.game import Game
 from kdenv.rules import STUDY_RULES, Rules
 from kdenv.view import PublicView
 from tests.helpers.games import game_after
+from training.cli import main
 
 TABLES = [(4, STUDY_RULES), (3, Rules()), (2, Rules()), (2, Rules(kingdom_size=7))]
 
@@ -232,9 +234,15 @@ def test_with_eval_r_a_rollout_values_a_leaf_by_the_score_s_share():
     assert any(not np.allclose(node.value * 3, np.round(node.value * 3)) for node in nodes)
 
 
-def test_a_checkpoint_for_another_table_is_refused_before_any_game():
+def test_a_checkpoint_for_another_table_is_refused_before_any_game(tmp_path, capsys):
     with pytest.raises(CheckpointError, match="trained for 2 players"):
         make_player(f"az:{DEFAULT_CHECKPOINTS[2, 5]}", 4, STUDY_RULES)
+    out = tmp_path / "t"
+    argv = ["--protocol", "study", "--agent", f"az:{DEFAULT_CHECKPOINTS[2, 5]},simulations=2", "--games", "4"]
+    assert main(["tournament", *argv, "--out", str(out), "--workers", "1", "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "was trained for 2 players" in err and "give a checkpoint trained for" in err
+    assert not out.exists()  # not a game played, not a file written
 
 
 @pytest.mark.parametrize(
@@ -288,21 +296,23 @@ def round_start(seed: int) -> Game:
     return game
 
 
-def full_greedy_check(game: Game, action: int, turns: list | None) -> list | None:
-    """Check that ``action`` is one Full Greedy (the engine's player) may make at ``game``: a placement among its
-    best turns (a discard where none is legal), or a pick of a slot its placement planned (``turns``: those turns
-    left by the placement it made, or None: its best pick). The turns the next pick must follow."""
-    fg = FullGreedy()
+def full_greedy_check(game: Game, action: int, turns: list | None, fg: FullGreedy | None = None) -> list | None:
+    """Check that ``action`` is one Full Greedy (the engine's player, or ``fg``, one that breaks its ties otherwise)
+    may make at ``game``: a placement among its best turns (a discard where none is legal), or a pick of a slot its
+    placement planned (``turns``: those turns left by the placement it made, or None: its best pick). The turns the
+    next pick must follow."""
+    fg = fg or FullGreedy()
     if game.phase == "place":
         if not any(game.placement_masks()):
             assert action == discard_action(game.rules.kingdom_size)
             return None
-        turns = [(placement, slot) for placement, slot in fg.best_turns(game) if placement == action]
+        best = fg.break_ties(game, fg.best_turns(game))
+        turns = [(placement, slot) for placement, slot in best if placement == action]
         assert turns
         return turns
     if turns is None:
         options = fg.pick_options(game)
-        turns = [(None, slot) for value, slot in options if value == max(options)[0]]
+        turns = fg.break_ties(game, [(-1, slot) for value, slot in options if value == max(options)[0]])
     assert any(action == pick_action(slot, game.rules.kingdom_size) for _, slot in turns)
     return None
 
@@ -369,6 +379,32 @@ def test_with_rollout_network_the_searcher_plays_the_network_s_moves_and_the_oth
         after.step(action, p)
     assert after.is_over
     assert min(checked.values()) >= 3
+
+
+def test_with_rollout_fgt_the_searcher_breaks_full_greedy_s_ties_and_the_others_do_not():
+    """rollout=fgt: a leaf is played out with the searcher's moves those of fgt (Full Greedy, its ties broken by
+    agents.tie_break) and the other seats' Full Greedy's. One simulation's rollout, re-played by the engine on the
+    deck it dealt; fg alone in the searcher's seat fails it (its ties at random)."""
+    game = round_start(5)
+    me = game.current_player
+    player = make_player("az:default,rollout=fgt", 4, STUDY_RULES)
+    gains = player.network.settings.gains
+    search = Search(tables(4, STUDY_RULES, gains), player.evaluator.views, player.settings)
+    search.run(player.evaluator, Snapshot(PublicView(game), gains).games, np.random.default_rng(0), 1)
+    row = search.g
+    after = game.clone()
+    after.deck = row.deck[0, 48 - len(game.deck) :].tolist()  # the simulation's deal
+    turns, narrowed = None, 0
+    for k, (p, action, _) in enumerate(row.moves[0, : row.counters[0, MADE]].tolist()):
+        if k > 0:  # the first is the root's move; the rest are the rollout's
+            fg = TieBrokenFullGreedy() if p == me else FullGreedy()
+            if p == me and after.phase == "place" and any(after.placement_masks()):
+                best = fg.best_turns(after)
+                narrowed += len(fg.break_ties(after, best)) < len(best)
+            turns = full_greedy_check(after, action, turns, fg)
+        after.step(action, p)
+    assert after.is_over
+    assert narrowed >= 3  # the searcher's moves were among fewer than Full Greedy's
 
 
 def test_with_rollout_network_an_evaluator_favouring_an_illegal_move_is_an_error_not_a_hang():

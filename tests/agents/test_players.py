@@ -17,6 +17,7 @@ SPECS = [
     "random",
     "gprd",
     "fg",
+    "fgt",
     "mce:playouts=4,policy=random",
     "mce:playouts=4,policy=eg,eval=wdl,select=even",
     "uct:playouts=6,policy=random,eval=p",
@@ -93,7 +94,7 @@ def test_players_handle_forced_discards(spec):
         ("fg:depth=2", "unknown option 'depth'; fg takes no options"),
         ("gprd:x=1", "unknown option 'x'; gprd takes no options"),
         ("az:default,sims=3", "unknown option 'sims'; az takes batch, c, "),
-        ("mcts", "known players: random, gprd, fg, mce, uct"),
+        ("mcts", "known players: random, gprd, fg, fgt, mce, uct"),
     ],
 )
 def test_bad_specs_give_one_line_errors(spec, message):

@@ -6,8 +6,8 @@ compiled core and what runs on it must agree with them exactly. The pairs, and w
 * ``engine-core``: :class:`kdenv.game.Game` and the core (:mod:`kdenv.batched`, through
   :class:`agents.playout.Snapshot`): every move of a playout legal, with the same dominoes, ending in the same
   standings; every domino's legal placements in every kingdom.
-* ``full-greedy``: :mod:`agents.greedy` and :mod:`agents.batched_policies`: Full Greedy's best choices, gprd's best
-  placements, and the greedy moves of fg, eg and pg playouts.
+* ``full-greedy``: :mod:`agents.greedy` and :mod:`agents.batched_policies`: Full Greedy's best choices (and those
+  :mod:`agents.tie_break` narrows them to), gprd's best placements, and the greedy moves of fg, eg and pg playouts.
 * ``observation``: :class:`kdenv.encoding.ObservationEncoder` and the core's observations (:mod:`kdenv.batched.observe`
   in the vector env, updated move by move): every observation, with or without gains, and mask of whole games.
 * ``aec-vector``: :mod:`kdenv.kingdomino_v0` and :class:`kdenv.vector.VectorEnv`: at every decision of whole
@@ -37,6 +37,7 @@ from agents import batched_policies
 from agents.az_search import MAX_DEPTH
 from agents.greedy import FullGreedy, GreedyPlacement
 from agents.playout import Snapshot, seat_policies
+from agents.tie_break import TieBrokenFullGreedy
 from kdenv.actions import discard_action
 from kdenv.batched.batch import observe_all, play_rows
 from kdenv.batched.branch import branch, observe_seats
@@ -88,16 +89,17 @@ def engine_and_core(players: int, rules: Rules, data: st.DataObject) -> None:
 
 
 # ----- Full Greedy in Python / compiled ------------------------------------------------------------------
-def python_greedy_choices(game: Game) -> set[tuple[int, int]]:
-    """agents.greedy.FullGreedy's best choices now, as the compiled policy reports them."""
-    fg = FullGreedy()
+def python_greedy_choices(game: Game, fg: FullGreedy | None = None) -> set[tuple[int, int]]:
+    """The best choices now of agents.greedy.FullGreedy (or of ``fg``, one that breaks its ties otherwise), as the
+    compiled policy reports them."""
+    fg = fg or FullGreedy()
     if game.phase == PLACE:
         if not any(game.placement_masks()):
             return {(discard_action(game.rules.kingdom_size), -1)}
-        return set(fg.best_turns(game))
+        return set(fg.break_ties(game, fg.best_turns(game)))
     options = fg.pick_options(game)
     top = max(options)[0]
-    return {(-1, slot) for value, slot in options if value == top}
+    return set(fg.break_ties(game, [(-1, slot) for value, slot in options if value == top]))
 
 
 def check_greedy_playout(game: Game, policy: str, seed: int) -> None:
@@ -129,6 +131,7 @@ def full_greedy(players: int, rules: Rules, data: st.DataObject) -> None:
     if game.is_over:
         return
     assert Snapshot(game).greedy_choices() == python_greedy_choices(game)
+    assert Snapshot(game).greedy_choices(tie_break=True) == python_greedy_choices(game, TieBrokenFullGreedy())
     check_greedy_playout(game, data.draw(st.sampled_from(["fg", "eg", "pg"])), seed)
     rng = random.Random(seed)
     while not game.is_over and game.phase != PLACE:

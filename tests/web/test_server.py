@@ -194,7 +194,7 @@ def test_a_big_or_deeply_nested_body_gets_a_4xx_saying_why(client, body, status,
 def test_the_offered_players_are_built_in_or_shipped_and_the_page_offers_them(client):
     offered = client.get("/api/players").json()
     specs = [entry["spec"] for entry in offered]
-    assert specs[:6] == ["fg", "gprd", "random", "mce:seconds=0.5", "uct:seconds=0.5", "az:default,seconds=0.5"]
+    assert specs[:7] == ["fg", "fgt", "gprd", "random", "mce:seconds=0.5", "uct:seconds=0.5", "az:default,seconds=0.5"]
     assert {"ppo:default", "ppo:v1"} <= set(specs) and not any("/" in s or "rllib" in s for s in specs)
     mce = offered[specs.index("mce:seconds=0.5")]["options"]
     assert mce["seconds"] == {"type": "number", "exclusiveMinimum": 0, "maximum": 5}

@@ -70,6 +70,7 @@ class Offered:
 
 OFFERED: tuple[Offered, ...] = (
     Offered("fg"),
+    Offered("fgt"),
     Offered("gprd"),
     Offered("random"),
     Offered("mce:seconds=0.5", {"seconds": SECONDS, "playouts": PLAYOUTS}),
