@@ -1,5 +1,5 @@
 """Expert iteration's speed (`kdenv bench selfplay`): search-labelled decisions/s, learner samples/s, and where
-an iteration's time goes; then the same self-play in local processes and in Ray actors, in one run.
+an iteration's time goes; then the same self-play in local processes and in Ray actors at each budget, in one run.
 
 Self-play is that of ``kdenv train`` with ``backend: az`` (:mod:`training.az.selfplay`): the table's shipped
 network with a per-seat value head, ``--parallel`` games at once in one process, every seat searching (or, with
@@ -150,15 +150,14 @@ def main(argv: list[str] | None = None) -> int:
     text = ", ".join(f"{name} {seconds / timing.decisions / total:.0%}" for name, seconds in parts.items())
     text += f", learning {learning / total:.0%}"
     print(f"an iteration at {simulations} simulations, learn.epochs {args.epochs:g}: {text}")
-    backends = selfplay(args.simulations[0], args.workers)
-    local = _backend_rate("local", settings, weights, backends, args.games)
-    line = (
-        f"backends, {args.workers} workers, {backends.simulations} simulations: local processes {local:.1f} decisions/s"
-    )
-    if not args.no_ray:
-        on_ray = _backend_rate("ray", settings, weights, backends, args.games)
-        line += f", Ray actors {on_ray:.1f} decisions/s ({on_ray / local - 1:+.0%})"
-    print(line)
+    for simulations in args.simulations:
+        backends = selfplay(simulations, args.workers)
+        local = _backend_rate("local", settings, weights, backends, args.games)
+        line = f"backends, {args.workers} workers, {simulations} simulations: local processes {local:.1f} decisions/s"
+        if not args.no_ray:
+            on_ray = _backend_rate("ray", settings, weights, backends, args.games)
+            line += f", Ray actors {on_ray:.1f} decisions/s ({on_ray / local - 1:+.0%})"
+        print(line)
     return 0
 
 

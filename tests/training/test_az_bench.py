@@ -23,6 +23,7 @@ def test_bench_selfplay_prints_decisions_learner_samples_and_shares(capsys, roll
     assert "samples/s" in lines[3]
     assert "learning" in lines[4] and "network" in lines[4]
     assert lines[5].startswith("backends, 1 workers, 2 simulations: local processes")
+    assert lines[6].startswith("backends, 1 workers, 3 simulations: local processes")  # each budget
 
 
 def test_the_positions_in_progress_are_none_when_every_game_has_just_begun():

@@ -162,6 +162,19 @@ def test_a_tiny_run_end_to_end_and_its_checkpoint_plays_as_ppo_and_az(tmp_path):
         assert game.is_over  # every move was legal
 
 
+def test_from_scratch_a_fresh_network_first_imitates_fg_then_the_run_goes_on(tmp_path):
+    """init: scratch: a network of the config's shape, not a shipped one, taught by fg's games before self-play."""
+    network = "network={channels: 8, blocks: 1, hidden: 32}"
+    config = smoke(tmp_path, "init=scratch", "bc={games: 3, epochs: 1}", network, "iterations=1")
+    logged: list[str] = []
+    settings, _ = starting_network(config, log=logged.append)
+    assert len(logged) == 1 and logged[0].startswith("imitation of fg: 3 games, accuracy ")
+    assert (settings.network.channels, settings.network.blocks, settings.network.hidden) == (8, 1, 32)
+    assert settings.network.seat_values and settings.network.value_tower
+    run = train_az(config)
+    assert (run / "last.zip").is_file() and len((run / "eval.jsonl").read_text().splitlines()) == 2
+
+
 def _start(tmp_path, *overrides: str) -> subprocess.Popen:
     command = [sys.executable, "-m", "training.cli", "train", SMOKE, "--set", f"runs_dir={tmp_path}"]
     for override in [*TINY, "iterations=1000", *overrides]:
