@@ -24,17 +24,6 @@ from typing import NamedTuple
 
 import numpy as np
 
-from agents.tie_break import (
-    LEAN_CASTLE,
-    LEAN_CROWNS,
-    LEAN_DISTANCE,
-    LEAN_MATCH,
-    LEAN_NUMBER,
-    LEAN_OTHER,
-    LEAN_SAME,
-    LEAN_SHRINK,
-    LEAN_SLOT,
-)
 from kdenv.batched.batch import play
 from kdenv.batched.grid import (
     CASTLE,
@@ -76,14 +65,18 @@ from kdenv.batched.rng import below, between, uniform
 
 class Policy(IntEnum):
     """Who makes a seat's moves, the code the compiled players read per seat: a scripted policy (``RANDOM``,
-    ``GPRD``, ``FG``), or ``LEARNER``, the learner's seat in :mod:`training.envs.one_learner`, whose moves come
-    from outside (codes past ``FG`` are its batched opponents)."""
+    ``GPRD``, ``FG``, ``FGT``: Full Greedy with its ties broken, :mod:`agents.tie_break`), or ``LEARNER``, the
+    learner's seat in :mod:`training.envs.one_learner`, whose moves come from outside (codes from
+    :data:`FIRST_BATCHED` on are its batched opponents)."""
 
     LEARNER = -1
     RANDOM = 0
     GPRD = 1
     FG = 2
     FGT = 3
+
+
+FIRST_BATCHED = max(Policy) + 1  # the seat code of the first batched opponent (training.envs.one_learner)
 
 
 FINISHED_GAME = -2  # the code of the seat to move in a game that is over (no seat moves)
@@ -110,6 +103,7 @@ class Workspace(NamedTuple):
     picked_gains: np.ndarray  # (4 cells,) the score each of the picked domino's placements adds
     merged: np.ndarray  # (cells + 1,) bool: the properties a new square absorbs
     best: np.ndarray  # (16 cells, 2) the best (action, slot) pairs found
+    leans: np.ndarray  # (16 cells,) how much the tie-break favours each of them
 
 
 @jit
@@ -132,6 +126,7 @@ def workspace(cells):
         np.zeros(4 * cells, dtype=np.int64),
         np.zeros(cells + 1, dtype=np.bool_),
         np.zeros((16 * cells, 2), dtype=np.int64),
+        np.zeros(16 * cells, dtype=np.int64),
     )
 
 
@@ -371,15 +366,21 @@ def gprd_placements(g, i, t, work):
 
 
 # ----- Full Greedy's ties broken (fgt) ------------------------------------------------------------------
-# The weights and the reasons: agents.tie_break, the Python reference.
+# The integer weights of agents.tie_break (the Python reference, which says where they come from). They live in
+# this compiled file so that a change to one recompiles the kernels that froze them (kdenv.batched.jit's stamp):
+# a placement's squares' neighbours of the same terrain, of another, the castle; how much it shrinks the window
+# the kingdom may still grow into; its squares' distances from the castle (the larger of rows and columns)
+LEAN_SAME, LEAN_OTHER, LEAN_CASTLE, LEAN_SHRINK, LEAN_DISTANCE = 1561, 297, 942, 214, 1355
+# a pick's slot (the earlier the slot, the earlier the king moves next round), the domino's number, its crowns,
+# and the kingdom's squares of its two terrains
+LEAN_SLOT, LEAN_NUMBER, LEAN_CROWNS, LEAN_MATCH = -1628, -127, 2530, 241
 
 
 @jit(inline=True)
-def _window_area(b0, b1, b2, b3, t):
-    """Cells of the window that keeps a kingdom of bounding box (b0, b1, b2, b3) within S x S."""
-    size, last = t.size, t.width - 1
-    rows = min(last, b0 + size - 1) - max(0, b1 - size + 1) + 1
-    return rows * (min(last, b2 + size - 1) - max(0, b3 - size + 1) + 1)
+def _window_area(box, t):
+    """Cells of the window that keeps a kingdom of bounding ``box`` within S x S (:func:`grid.window`)."""
+    r_lo, r_hi, c_lo, c_hi = window(box, t)
+    return (r_hi - r_lo + 1) * (c_hi - c_lo + 1)
 
 
 @jit(inline=True)
@@ -396,15 +397,15 @@ def _half_lean(terrain, t, cell, other, kind):
 
 
 @jit
-def placement_lean(terrain, box, t, number, action):
-    """How much the tie-break favours placing ``number`` by ``action`` in a kingdom (as its Python twin)."""
+def placement_lean(terrain, box, t, number, action, after):
+    """How much the tie-break favours placing ``number`` by ``action`` in a kingdom (as its Python twin);
+    ``after``: room for the bounding box after the placement."""
     a, b = cells_of(action, t)
     w, h = t.width, t.halves
     lean = _half_lean(terrain, t, a, b, h[number, 0]) + _half_lean(terrain, t, b, a, h[number, 2])
-    r0, r1 = min(box[0], a // w, b // w), max(box[1], a // w, b // w)
-    c0, c1 = min(box[2], a % w, b % w), max(box[3], a % w, b % w)
-    shrink = _window_area(box[0], box[1], box[2], box[3], t) - _window_area(r0, r1, c0, c1, t)
-    return lean + LEAN_SHRINK * shrink
+    after[0], after[1] = min(box[0], a // w, b // w), max(box[1], a // w, b // w)
+    after[2], after[3] = min(box[2], a % w, b % w), max(box[3], a % w, b % w)
+    return lean + LEAN_SHRINK * (_window_area(box, t) - _window_area(after, t))
 
 
 @jit
@@ -422,19 +423,21 @@ def broken_ties(g, i, t, work, found):
     """Narrow Full Greedy's ``found`` best (placement, slot) rows of ``work.best`` for the acting king of game ``i``
     to those the tie-break favours most: the placements of the most :func:`placement_lean`, then the slots of the
     most :func:`pick_lean`; their count."""
+    if found <= 1:
+        return found
     king = g.counters[i, KING]
     p = g.draft[i, QUEUE, king]
     number, terrain, box = g.draft[i, HELD, king], g.terrain[i, p], g.box[i, p]
-    line, best = g.draft[i, NEXT], work.best
+    line, best, leans = g.draft[i, NEXT], work.best, work.leans
     for column in range(2):
-        leans = np.empty(found, np.int64)
         for k in range(found):
             action, slot = best[k, 0], best[k, 1]
             if column == 0:
-                leans[k] = placement_lean(terrain, box, t, number, action) if 0 <= action < t.discard else 0
+                placed = 0 <= action < t.discard
+                leans[k] = placement_lean(terrain, box, t, number, action, work.after_box) if placed else 0
             else:
                 leans[k] = pick_lean(terrain, t, line[slot], slot) if slot >= 0 else 0
-        top, kept = leans.max(), 0
+        top, kept = leans[:found].max(), 0
         for k in range(found):
             if leans[k] == top:
                 best[kept, 0], best[kept, 1] = best[k, 0], best[k, 1]
@@ -580,7 +583,7 @@ def advance(s, g, t, rows, reward, paid, rewards, ended, seats, plans, waiting, 
     for i in rows:
         while not ended[i]:
             code = seats[i, player(g, i)]
-            if code < Policy.RANDOM or code > Policy.FGT:
+            if code < Policy.RANDOM or code >= FIRST_BATCHED:
                 break
             play(s, g, t, i, choose(g, i, t, code, 0.0, plans, work, draws), reward, paid, rewards, ended)
         waiting[i] = FINISHED_GAME if ended[i] else seats[i, player(g, i)]

@@ -8,39 +8,37 @@ values: first the placement the features favour most, then the pick. The weights
 logit) to the network's choices among Full Greedy's ties over 600 games at the study's table (RESULTS,
 2026-12-05). The ``az`` search plays the searcher's future in its rollouts by it (``rollout=fgt``).
 
-The compiled twin is :func:`agents.batched_policies.broken_ties`; ``tests/conformance`` keeps the two equal. Numba
-freezes these weights into its cached kernels, so after changing one, clear the cache (``NUMBA_CACHE_DIR``).
+The compiled twin is :func:`agents.batched_policies.broken_ties`; ``tests/conformance`` keeps the two equal. The
+weights (``LEAN_*``) are defined there, beside the kernels that freeze them, so that changing one recompiles them.
 """
 
 from __future__ import annotations
 
-from agents.greedy import FullGreedy, GameLike, _PolicyPlayer
+from agents.batched_policies import (
+    LEAN_CASTLE,
+    LEAN_CROWNS,
+    LEAN_DISTANCE,
+    LEAN_MATCH,
+    LEAN_NUMBER,
+    LEAN_OTHER,
+    LEAN_SAME,
+    LEAN_SHRINK,
+    LEAN_SLOT,
+)
+from agents.greedy import FullGreedy, FullGreedyPlayer, GameLike
 from kdenv.actions import discard_action
-from kdenv.frame import Frame
 from kdenv.kingdom import HALVES, Kingdom
-
-# a placement's squares' neighbours of the same terrain, of another, the castle; how much it shrinks the window
-# the kingdom may still grow into; its squares' distances from the castle (the larger of rows and columns)
-LEAN_SAME, LEAN_OTHER, LEAN_CASTLE, LEAN_SHRINK, LEAN_DISTANCE = 1561, 297, 942, 214, 1355
-# a pick's slot (the earlier the slot, the earlier the king moves next round), the domino's number, its crowns,
-# and the kingdom's squares of its two terrains
-LEAN_SLOT, LEAN_NUMBER, LEAN_CROWNS, LEAN_MATCH = -1628, -127, 2530, 241
-
-
-def window_area(box: tuple[int, int, int, int], f: Frame) -> int:
-    """Cells of the window that keeps a kingdom of bounding ``box`` (rows, then columns) within S x S."""
-    size, last = f.size, f.width - 1
-    rows = min(last, box[0] + size - 1) - max(0, box[1] - size + 1) + 1
-    return rows * (min(last, box[2] + size - 1) - max(0, box[3] - size + 1) + 1)
 
 
 def _square_lean(kingdom: Kingdom, cell: int, other: int, kind: int) -> int:
     """The lean of one square of terrain ``kind`` laid on ``cell`` (its domino's other square on ``other``)."""
     f = kingdom.frame
     lean = 0
-    for neighbour in range(f.cells):
-        if not f.cell_neighbours[cell] >> neighbour & 1 or neighbour in (cell, other):
-            continue
+    around = f.cell_neighbours[cell] & ~(1 << other)
+    while around:
+        low = around & -around
+        around ^= low
+        neighbour = low.bit_length() - 1
         if neighbour == f.castle_index:
             lean += LEAN_CASTLE
         elif kingdom.terrain[kind] >> neighbour & 1:
@@ -60,7 +58,7 @@ def placement_lean(kingdom: Kingdom, number: int, action: int) -> int:
     (ra, ca), (rb, cb) = divmod(a, f.width), divmod(b, f.width)
     r0, r1, c0, c1 = box = kingdom.box
     after = (min(r0, ra, rb), max(r1, ra, rb), min(c0, ca, cb), max(c1, ca, cb))
-    shrink = window_area(box, f) - window_area(after, f)
+    shrink = f.window(*box).bit_count() - f.window(*after).bit_count()  # the cells it may still grow into
     return _square_lean(kingdom, a, b, ta) + _square_lean(kingdom, b, a, tb) + LEAN_SHRINK * shrink
 
 
@@ -88,7 +86,7 @@ def _most(rows: list[tuple[int, int]], lean) -> list[tuple[int, int]]:
     return [row for row, value in zip(rows, leans, strict=True) if value == top]
 
 
-class TieBrokenFullGreedyPlayer(_PolicyPlayer):
+class TieBrokenFullGreedyPlayer(FullGreedyPlayer):
     """``fgt``: Full Greedy, its ties broken as the 4-player network breaks them (see the module docstring)."""
 
     policy_type = TieBrokenFullGreedy

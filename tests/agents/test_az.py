@@ -394,17 +394,19 @@ def test_with_rollout_fgt_the_searcher_breaks_full_greedy_s_ties_and_the_others_
     row = search.g
     after = game.clone()
     after.deck = row.deck[0, 48 - len(game.deck) :].tolist()  # the simulation's deal
-    turns, narrowed = None, 0
+    turns, narrowed, unbroken = None, 0, 0
     for k, (p, action, _) in enumerate(row.moves[0, : row.counters[0, MADE]].tolist()):
         if k > 0:  # the first is the root's move; the rest are the rollout's
-            fg = TieBrokenFullGreedy() if p == me else FullGreedy()
-            if p == me and after.phase == "place" and any(after.placement_masks()):
-                best = fg.best_turns(after)
-                narrowed += len(fg.break_ties(after, best)) < len(best)
-            turns = full_greedy_check(after, action, turns, fg)
+            if after.phase == "place" and any(after.placement_masks()):
+                best = FullGreedy().best_turns(after)
+                broken = TieBrokenFullGreedy().break_ties(after, best)
+                narrowed += p == me and len(broken) < len(best)
+                unbroken += p != me and action not in {placement for placement, _ in broken}
+            turns = full_greedy_check(after, action, turns, TieBrokenFullGreedy() if p == me else None)
         after.step(action, p)
     assert after.is_over
     assert narrowed >= 3  # the searcher's moves were among fewer than Full Greedy's
+    assert unbroken >= 1  # and the others' were Full Greedy's own, fgt would not have made them all
 
 
 def test_with_rollout_network_an_evaluator_favouring_an_illegal_move_is_an_error_not_a_hang():

@@ -14,9 +14,9 @@ from tests.helpers.games import random_actions
 from tests.strategies import SET_UP_IDS, SET_UPS
 from training.envs.one_learner import OneLearnerVectorEnv
 
-COMPILED = ["fg", "gprd", "random"]
+COMPILED = ["fg", "gprd", "random", "fgt"]
 TABLES = [  # every set-up, with compiled opponents and rewards taken in turn
-    (players, rules, [COMPILED[(k + j) % 3] for j in range(players - 1)], REWARDS[k % 3])
+    (players, rules, [COMPILED[(k + j) % len(COMPILED)] for j in range(players - 1)], REWARDS[k % 3])
     for k, (players, rules) in enumerate(SET_UPS)
 ]
 
@@ -57,6 +57,7 @@ def test_learner_observations_and_rewards_are_the_aec_envs_and_opponents_play_le
             for i, record in zip(np.flatnonzero(terminated), records, strict=True):
                 seat = info["final_info"]["seat"][i]
                 assert record["agents"][seat] == "learner"
+                assert sorted(record["agents"]) == sorted(["learner", *opponents])
                 seen, total, final = learner_view_in_aec(record, seat, reward)
                 assert len(seen) == len(history[i])
                 for expected, (board, features, mask, _) in zip(seen, history[i], strict=True):

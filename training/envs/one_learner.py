@@ -2,7 +2,7 @@
 
 The single-agent view of :mod:`kdenv.wrappers`, batched over :class:`kdenv.vector.VectorEnv`: each row is
 a game in which the learner holds one seat (drawn at each deal, or fixed by ``seat``) and the opponents
-hold the others. Scripted opponents (``"random"``, ``"gprd"``, ``"fg"``) play inside the compiled kernel
+hold the others. Scripted opponents (``"random"``, ``"gprd"``, ``"fg"``, ``"fgt"``) play inside the compiled kernel
 (``agents.batched_policies``); a batched opponent is a callable ``(obs_batch, mask_batch) -> actions`` (a
 ``ppo:PATH`` spec makes one from a checkpoint), called once per opponent decision across all the games
 waiting on it, never once per game::
@@ -33,7 +33,7 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 
-from agents.batched_policies import Policy, advance, workspace
+from agents.batched_policies import FIRST_BATCHED, Policy, advance, workspace
 from kdenv.batched.rng import draw_states
 from kdenv.encoding import observation_space
 from kdenv.errors import KingdominoError
@@ -43,8 +43,8 @@ from kdenv.vector import VectorEnv
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-COMPILED = {"random": Policy.RANDOM, "gprd": Policy.GPRD, "fg": Policy.FG}  # in code order
-BATCHED = Policy.FG + 1  # the seat code of the first batched opponent; the k-th is BATCHED + k
+COMPILED = {"random": Policy.RANDOM, "gprd": Policy.GPRD, "fg": Policy.FG, "fgt": Policy.FGT}  # in code order
+BATCHED = FIRST_BATCHED  # the seat code of the first batched opponent; the k-th is BATCHED + k
 BatchedPolicy = Callable[[dict, np.ndarray], Any]  # (obs batch, mask batch) -> actions
 Opponent = str | BatchedPolicy
 
