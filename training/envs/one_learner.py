@@ -44,7 +44,6 @@ if TYPE_CHECKING:
     from typing_extensions import Unpack
 
 COMPILED = {"random": Policy.RANDOM, "gprd": Policy.GPRD, "fg": Policy.FG, "fgt": Policy.FGT}  # in code order
-BATCHED = FIRST_BATCHED  # the seat code of the first batched opponent; the k-th is BATCHED + k
 BatchedPolicy = Callable[[dict, np.ndarray], Any]  # (obs batch, mask batch) -> actions
 Opponent = str | BatchedPolicy
 
@@ -69,7 +68,7 @@ class OneLearnerVectorEnv(gymnasium.vector.VectorEnv):
         copy: bool = True,
         **table: Unpack[TableOptions],
     ) -> None:
-        self._batched: list[BatchedPolicy] = []  # batched opponents; code BATCHED + k is _batched[k] (first:
+        self._batched: list[BatchedPolicy] = []  # batched opponents; code FIRST_BATCHED + k is _batched[k] (first:
         # close(), which Gymnasium's __del__ calls, reads it, also when the checks below refuse the env)
         if seat is not None and not 0 <= seat < num_players:
             raise KingdominoError(f"seat {seat} does not exist at a {num_players}-player table (0..{num_players - 1})")
@@ -125,10 +124,10 @@ class OneLearnerVectorEnv(gymnasium.vector.VectorEnv):
             raise KingdominoError(f"opponent {opponent!r} is neither a player spec nor a batched callable")
         for k, known in enumerate(self._batched):
             if known is opponent:
-                return BATCHED + k
+                return FIRST_BATCHED + k
         self._batched.append(opponent)
         self._names.append(getattr(opponent, "spec", getattr(opponent, "__name__", type(opponent).__name__)))
-        return BATCHED + len(self._batched) - 1
+        return FIRST_BATCHED + len(self._batched) - 1
 
     # ----- the Gymnasium vector API ----------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
@@ -204,15 +203,16 @@ class OneLearnerVectorEnv(gymnasium.vector.VectorEnv):
         while rows.size:
             env.play_compiled(advance, rows, self._seats, self._plans, self._waiting, self._work, self._draws)
             waiting = self._waiting[rows]
-            rows = rows[waiting >= BATCHED]
+            rows = rows[waiting >= FIRST_BATCHED]
             movers = env.movers()
-            for code in np.unique(waiting[waiting >= BATCHED]).tolist():
+            for code in np.unique(waiting[waiting >= FIRST_BATCHED]).tolist():
                 batch = rows[self._waiting[rows] == code]
                 env.observe(batch, movers)
                 seen = env.observation()
                 obs = {"board": seen["board"][batch], "features": seen["features"][batch]}
                 actions = np.zeros(self.num_envs, np.int64)
-                actions[batch] = np.asarray(self._batched[code - BATCHED](obs, seen["action_mask"][batch])).reshape(-1)
+                opponent = self._batched[code - FIRST_BATCHED]
+                actions[batch] = np.asarray(opponent(obs, seen["action_mask"][batch])).reshape(-1)
                 env.play(batch, actions, f"opponent {self._names[code]!r}")
 
     def _observe(self, rows: np.ndarray) -> None:
