@@ -11,7 +11,7 @@ a value per seat, else views; unread where the rollouts alone value a leaf); ``b
 ``rollout`` none|random|gprd|fg|fgt|network (default fg) and ``mix=1``: each leaf is played out by that compiled
 policy (fgt: the searcher's seat by fgt, the others by fg; network: the searcher's seat by the network's favourite
 moves, the others by fg), and its value is ``mix`` times the rollout's plus the rest of the network's; ``others``
-search|fg|gprd|random: the other seats' moves in the tree, searched as the searcher's own are (max^n, the default),
+search|fg|fgt|gprd|random: the other seats' moves in the tree, searched as the searcher's own are (max^n, the default),
 or that compiled policy's, as the rollouts play them (an opponent model: the tree then branches at the searcher's own
 moves and the lines drawn); ``lines=K`` the lines drawn
 a chance node keeps, its later simulations drawing one of them (default 0: every line drawn its own child);

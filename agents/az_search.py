@@ -51,7 +51,7 @@ Rollout = Literal["none", "random", "gprd", "fg", "fgt", "network"]  # none, a r
 Evaluation = Literal["rank", "r"]  # a finished game's value: the rank reward, or the score's share (the study's R)
 EVALUATIONS = {"rank": RANK, "r": SHARE}  # their codes (kdenv.batched.machine.outcomes)
 Root = Literal["gumbel", "puct"]
-Others = Literal["search", "random", "gprd", "fg"]  # the other seats' moves in the tree: max^n, or a policy's
+Others = Literal["search", "random", "gprd", "fg", "fgt"]  # the other seats' moves in the tree: max^n, or a policy's
 
 
 @dataclass(frozen=True)

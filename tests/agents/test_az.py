@@ -317,14 +317,16 @@ def full_greedy_check(game: Game, action: int, turns: list | None, fg: FullGreed
     return None
 
 
-@pytest.mark.parametrize("seed", [3, 8])
-def test_with_others_fg_the_other_seats_make_full_greedy_s_moves_in_the_tree(seed):
+@pytest.mark.parametrize(("seed", "others"), [(3, "fg"), (8, "fg"), (3, "fgt")])
+def test_with_others_fg_the_other_seats_make_full_greedy_s_moves_in_the_tree(seed, others):
     """others=fg: every node of another seat is searched along one action only: a placement among Full Greedy's
-    best turns (the engine's player, agents.greedy), and then the pick of the slot that turn planned. The
-    searcher's own nodes are searched as before. Checked on the round's nodes, replayed by the engine."""
+    best turns (the engine's player, agents.greedy; with others=fgt, those its tie-break keeps), and then the pick
+    of the slot that turn planned. The searcher's own nodes are searched as before. Checked on the round's nodes,
+    replayed by the engine."""
     game = round_start(seed)
     me = game.current_player
-    player = make_player("az:default,simulations=96,root=puct,others=fg", 4, STUDY_RULES)
+    player = make_player(f"az:default,simulations=96,root=puct,others={others}", 4, STUDY_RULES)
+    fg = TieBrokenFullGreedy() if others == "fgt" else FullGreedy()
     player.reset(me, seed=0)
     root = player.search(PublicView(game)).root
     checked = {"place": 0, "pick": 0, "own": 0}
@@ -338,7 +340,7 @@ def test_with_others_fg_the_other_seats_make_full_greedy_s_moves_in_the_tree(see
             assert set(visited.tolist()) <= {node.forced}
             action = int(node.actions[node.forced])
             checked[game.phase] += 1
-            turns = full_greedy_check(game, action, turns)
+            turns = full_greedy_check(game, action, turns, fg)
         for k in visited.tolist():
             child = node.children[k]
             if isinstance(child, Node) and not node.chance:

@@ -81,10 +81,11 @@ def test_targets_are_the_search_output_and_the_seats_outcomes(tmp_path):
     assert values[searched - 1] == pytest.approx(np.roll(reward, -mover))
 
 
-def test_with_an_opponent_one_seat_a_game_searches_and_the_opponent_holds_the_others(tmp_path):
+@pytest.mark.parametrize("opponent", ["fg", "fgt"])
+def test_with_an_opponent_one_seat_a_game_searches_and_the_opponent_holds_the_others(tmp_path, opponent):
     """``selfplay.opponent``: each game's labelled decisions are all one seat's, the seat the record names the
     learner, and every other seat's moves are the opponent's (the records name it)."""
-    config = smoke(tmp_path, "selfplay.opponent=fg", "selfplay.parallel=2")
+    config = smoke(tmp_path, f"selfplay.opponent={opponent}", "selfplay.parallel=2")
     settings, policy = starting_network(config)
     threads = torch.get_num_threads()
     play = make_selfplay(settings, policy.state_dict(), config.selfplay, seed=3)  # as a worker makes it
@@ -95,7 +96,7 @@ def test_with_an_opponent_one_seat_a_game_searches_and_the_opponent_holds_the_ot
         assert all(len(movers) <= 1 for movers in pending)
         done += [positions for positions in play.step() if len(positions)]
     for record in play.env.records():
-        assert sorted(record["agents"]) == ["fg", "fg", "fg", "learner"]
+        assert sorted(record["agents"]) == [opponent, opponent, opponent, "learner"]
     assert all(len(positions) >= 10 for positions in done)  # a seat's choices of a whole game
 
 

@@ -162,7 +162,7 @@ def test_a_binary_config_file_is_a_one_line_error(tmp_path):
         ),
         (
             ["configs/az_smoke.yaml", "--set", "selfplay.opponent=mce"],
-            "'selfplay.opponent': 'mce' is not one of none, random, gprd, fg",
+            "'selfplay.opponent': 'mce' is not one of none, random, gprd, fg, fgt",
         ),
         (
             ["configs/az_smoke.yaml", "--set", "selfplay.target_temperature=0"],

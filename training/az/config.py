@@ -37,7 +37,7 @@ from training.ppo.config import (
 from training.ppo.config import init_checkpoint as shared_init_checkpoint
 
 INITS = ("default", "scratch")  # besides a checkpoint's path
-Opponent = Literal["none", "random", "gprd", "fg"]  # self-play's: none (every seat searches) or a compiled player
+Opponent = Literal["none", "random", "gprd", "fg", "fgt"]  # self-play: none (every seat searches), or a compiled player
 
 
 @dataclass(config=SECTION)

@@ -78,7 +78,7 @@ class _Pending:
 
 class SelfPlay:
     """``parallel`` games at one table, played by the search with ``network`` (an Evaluator's policy); with an
-    ``opponent`` (random, gprd, fg), one seat a game searches and that compiled player holds the others."""
+    ``opponent`` (random, gprd, fg, fgt), one seat a game searches and that compiled player holds the others."""
 
     def __init__(self, settings: CheckpointSettings, policy, parallel: int, simulations: int, search: SearchSettings,
                  seed: int = 0, opponent: str = "none", target_temperature: float | None = None) -> None:  # fmt: skip

@@ -113,7 +113,7 @@ class OneLearnerVectorEnv(gymnasium.vector.VectorEnv):
                 return COMPILED[name]
             if not name.startswith("ppo:"):
                 raise KingdominoError(
-                    f"opponent {opponent!r} cannot play in the vector env; use random, gprd, fg, ppo:PATH "
+                    f"opponent {opponent!r} cannot play in the vector env; use random, gprd, fg, fgt, ppo:PATH "
                     "or a batched callable (obs_batch, mask_batch) -> actions"
                 )
             from agents.ppo_player import batched_policy
