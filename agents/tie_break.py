@@ -3,8 +3,8 @@
 Full Greedy often finds a dozen moves of the same value (early on, two dozen placements). Among those the
 shipped ``ppo:default`` is far from random: at the study's table, Full Greedy with its ties broken by that
 network's logits won 56% of 400 games against three ``fg``, where ``fg`` itself wins about 25% and the network
-alone 58%. This player breaks them with a few integer-weighted features instead, as cheap as Full Greedy's own
-values: first the placement the features favour most, then the pick. The weights were fitted (a conditional
+alone 58%. This player breaks them with a few integer-weighted features instead, cheap beside Full Greedy's own
+values (compiled playouts run at 0.8x its speed): first the placement the features favour most, then the pick. The weights were fitted (a conditional
 logit) to the network's choices among Full Greedy's ties over 600 games at the study's table (RESULTS,
 2026-12-05). The ``az`` search plays the searcher's future in its rollouts by it (``rollout=fgt``).
 
