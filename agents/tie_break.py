@@ -1,11 +1,11 @@
 """``fgt``: Full Greedy with its ties broken as the 4-player network breaks them, not at random.
 
-Full Greedy often finds a dozen moves of the same value (early on, two dozen placements). Among those the
-shipped ``ppo:default`` is far from random: at the study's table, Full Greedy with its ties broken by that
-network's logits won 56% of 400 games against three ``fg``, where ``fg`` itself wins about 25% and the network
-alone 58%. This player breaks them with a few integer-weighted features instead, cheap beside Full Greedy's own
-values (compiled playouts run at 0.8x its speed): first the placement the features favour most, then the pick. The weights were fitted (a conditional
-logit) to the network's choices among Full Greedy's ties over 600 games at the study's table (RESULTS,
+Full Greedy often finds a dozen moves of the same value (early on, two dozen placements). Among those the shipped
+``ppo:default`` is far from random: at the study's table, Full Greedy with its ties broken by that network's logits
+won 56% of 400 games against three ``fg``, where ``fg`` itself wins about 25% and the network alone 58%. This player
+breaks them with a few integer-weighted features instead, cheap beside Full Greedy's own values (compiled playouts
+run at 0.8x its speed): first the placement the features favour most, then the pick. The weights were fitted (a
+conditional logit) to the network's choices among Full Greedy's ties over 600 games at the study's table (RESULTS,
 2026-12-05). The ``az`` search plays the searcher's future in its rollouts by it (``rollout=fgt``).
 
 The compiled twin is :func:`agents.batched_policies.broken_ties`; ``tests/conformance`` keeps the two equal. The
