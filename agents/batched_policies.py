@@ -446,6 +446,16 @@ def broken_ties(g, i, t, work, found):
     return found
 
 
+@jit
+def greedy_choices(g, i, t, work, policy):
+    """The rows of ``work.best`` that Full Greedy (``policy`` FG, or FGT with its ties broken) chooses from at random
+    for the acting king of game ``i``: its best turns when placing, (-1, slot) of its best picks when picking (no
+    plan made when placing); their count."""
+    placing = g.counters[i, PHASE] == PLACING
+    found = greedy_turns(g, i, t, work) if placing else greedy_picks(g, i, t, work)
+    return broken_ties(g, i, t, work, found) if policy == Policy.FGT else found
+
+
 # ----- choosing ---------------------------------------------------------------------------------------
 @jit(inline=True)
 def free_slots(claims, size):
@@ -493,20 +503,14 @@ def choose(g, i, t, policy, epsilon, plans, work, draws):
         if policy == Policy.GPRD:
             found = gprd_placements(g, i, t, work)
             return random_move(g, i, t, work, draws) if found == 0 else work.best[below(draws, i, found), 0]
-        found = greedy_turns(g, i, t, work)
-        if policy == Policy.FGT:
-            found = broken_ties(g, i, t, work, found)
-        turn = below(draws, i, found)
+        turn = below(draws, i, greedy_choices(g, i, t, work, policy))
         plans[i] = work.best[turn, 1]
         return work.best[turn, 0]
     if policy == Policy.GPRD:
         return random_move(g, i, t, work, draws)
     if planned >= 0:
         return t.discard + 1 + planned
-    found = greedy_picks(g, i, t, work)
-    if policy == Policy.FGT:
-        found = broken_ties(g, i, t, work, found)
-    return t.discard + 1 + work.best[below(draws, i, found), 1]
+    return t.discard + 1 + work.best[below(draws, i, greedy_choices(g, i, t, work, policy)), 1]
 
 
 @jit

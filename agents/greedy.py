@@ -173,10 +173,17 @@ class FullGreedy:
             line, claims = game.line, game.claims
             if plan[0] == game.kingdoms[game.current_player].occupied and plan[1] == line and plan[2] == claims:
                 return pick_action(plan[3], size)
+        return pick_action(_one(self.choices(game), rng)[1], size)
+
+    def choices(self, game: GameLike) -> list[tuple[int, int]]:
+        """The (placement, slot) rows it chooses from at random now, its ties broken by :meth:`break_ties`: its
+        :meth:`best_turns` when placing (a domino it can place), (-1, slot) of its best picks when picking (no plan
+        made when placing)."""
+        if game.phase == PLACE:
+            return self.break_ties(game, self.best_turns(game))
         options = self.pick_options(game)
         top = max(options)[0]
-        rows = self.break_ties(game, [(-1, slot) for value, slot in options if value == top])
-        return pick_action(_one(rows, rng)[1], size)
+        return self.break_ties(game, [(-1, slot) for value, slot in options if value == top])
 
     def break_ties(self, game: GameLike, rows: list[tuple[int, int]]) -> list[tuple[int, int]]:
         """The best (placement, slot) rows (placement -1 when picking) to choose from at random: all of them, as
@@ -228,7 +235,7 @@ class FullGreedy:
         if not (raw[0] or raw[1] or raw[2] or raw[3]):
             self._plan = None
             return discard_action(game.rules.kingdom_size)
-        action, slot = _one(self.break_ties(game, self.best_turns(game)), rng)
+        action, slot = _one(self.choices(game), rng)
         if slot >= 0:
             self._plan = (_occupied_after(game, action), list(game.line), list(game.claims), slot)
         else:

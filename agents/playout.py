@@ -26,7 +26,7 @@ from agents.batched_policies import Policy
 from agents.greedy import FullGreedy
 from kdenv.batched.convert import to_arrays
 from kdenv.batched.grid import placements
-from kdenv.batched.machine import PHASE, PLACING, Games, games
+from kdenv.batched.machine import Games, games
 from kdenv.batched.tables import tables
 from kdenv.game import OVER, Game, winners_of
 from kdenv.view import PublicView
@@ -131,12 +131,8 @@ class Snapshot:
         """Full Greedy's best choices for the acting king: (placement, slot) pairs when placing (slot -1 in
         the last round), (-1, slot) when picking; with ``tie_break``, those ``fgt`` chooses from."""
         work = batched_policies.workspace(self.tables.cells)
-        if self.games.counters[0, PHASE] == PLACING:
-            found = batched_policies.greedy_turns(self.games, 0, self.tables, work)
-        else:
-            found = batched_policies.greedy_picks(self.games, 0, self.tables, work)
-        if tie_break:
-            found = batched_policies.broken_ties(self.games, 0, self.tables, work, found)
+        policy = Policy.FGT if tie_break else Policy.FG
+        found = batched_policies.greedy_choices(self.games, 0, self.tables, work, policy)
         return {(int(action), int(slot)) for action, slot in work.best[:found]}
 
 

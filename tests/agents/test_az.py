@@ -306,13 +306,11 @@ def full_greedy_check(game: Game, action: int, turns: list | None, fg: FullGreed
         if not any(game.placement_masks()):
             assert action == discard_action(game.rules.kingdom_size)
             return None
-        best = fg.break_ties(game, fg.best_turns(game))
-        turns = [(placement, slot) for placement, slot in best if placement == action]
+        turns = [(placement, slot) for placement, slot in fg.choices(game) if placement == action]
         assert turns
         return turns
     if turns is None:
-        options = fg.pick_options(game)
-        turns = fg.break_ties(game, [(-1, slot) for value, slot in options if value == max(options)[0]])
+        turns = fg.choices(game)
     assert any(action == pick_action(slot, game.rules.kingdom_size) for _, slot in turns)
     return None
 
@@ -400,8 +398,7 @@ def test_with_rollout_fgt_the_searcher_breaks_full_greedy_s_ties_and_the_others_
     for k, (p, action, _) in enumerate(row.moves[0, : row.counters[0, MADE]].tolist()):
         if k > 0:  # the first is the root's move; the rest are the rollout's
             if after.phase == "place" and any(after.placement_masks()):
-                best = FullGreedy().best_turns(after)
-                broken = TieBrokenFullGreedy().break_ties(after, best)
+                best, broken = FullGreedy().choices(after), TieBrokenFullGreedy().choices(after)
                 narrowed += p == me and len(broken) < len(best)
                 unbroken += p != me and action not in {placement for placement, _ in broken}
             turns = full_greedy_check(after, action, turns, TieBrokenFullGreedy() if p == me else None)

@@ -92,14 +92,9 @@ def engine_and_core(players: int, rules: Rules, data: st.DataObject) -> None:
 def python_greedy_choices(game: Game, fg: FullGreedy | None = None) -> set[tuple[int, int]]:
     """The best choices now of agents.greedy.FullGreedy (or of ``fg``, one that breaks its ties otherwise), as the
     compiled policy reports them."""
-    fg = fg or FullGreedy()
-    if game.phase == PLACE:
-        if not any(game.placement_masks()):
-            return {(discard_action(game.rules.kingdom_size), -1)}
-        return set(fg.break_ties(game, fg.best_turns(game)))
-    options = fg.pick_options(game)
-    top = max(options)[0]
-    return set(fg.break_ties(game, [(-1, slot) for value, slot in options if value == top]))
+    if game.phase == PLACE and not any(game.placement_masks()):
+        return {(discard_action(game.rules.kingdom_size), -1)}
+    return set((fg or FullGreedy()).choices(game))
 
 
 def check_greedy_playout(game: Game, policy: str, seed: int) -> None:

@@ -43,12 +43,10 @@ def fg_choices(fg, game: Game) -> list[int]:
     the compiled teacher's targets are tested against."""
     size = game.rules.kingdom_size
     if game.phase == PICK:
-        options = fg.pick_options(game)
-        best = max(value for value, _ in options)
-        return [pick_action(slot, size) for value, slot in options if value == best]
+        return [pick_action(slot, size) for _, slot in fg.choices(game)]
     if game.must_discard():
         return [discard_action(size)]
-    return sorted({action for action, _ in fg.best_turns(game)})
+    return sorted({action for action, _ in fg.choices(game)})
 
 
 TEACHERS: dict[str, Policy] = {"fg": Policy.FG, "gprd": Policy.GPRD}  # the compiled players that teach (Teacher)
