@@ -13,6 +13,7 @@ import numpy as np
 
 from agents.base import Player
 from agents.checkpoint import CheckpointError, CheckpointSettings, read_checkpoint
+from agents.policy_player import choose
 from kdenv.errors import KingdominoError
 from kdenv.rules import Rules
 from kdenv.view import PublicView
@@ -198,12 +199,7 @@ class PPOPlayer(Player):
 
     def act(self, view: PublicView) -> int:
         obs, logits = self._logits(view, self.seat)
-        if not self.sample:
-            action = int(np.argmax(logits))
-        else:
-            probs = np.exp(logits - logits.max())
-            cumulative = np.cumsum(probs / probs.sum())
-            action = min(int(np.searchsorted(cumulative, self.rng.random(), side="right")), len(cumulative) - 1)
+        action = choose(logits, self.rng, self.sample)
         self._last = (view, obs, logits, action)
         return action
 

@@ -48,6 +48,10 @@ def _terminate(signum: int, frame: object) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    # players of one's own (MODULE:ATTR) are found in the current directory too, as `python -m` finds them; after
+    # the installed packages, so that no file here hides one of them
+    if os.getcwd() not in sys.path:
+        sys.path.append(os.getcwd())
     args = build_parser().parse_args(argv)
     previous = signal.signal(signal.SIGTERM, _terminate)  # a trainer puts its own while it learns
     try:

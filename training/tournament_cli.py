@@ -15,7 +15,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from agents.registry import PLAYERS, make_player
+from agents.registry import PLAYERS, known_names, make_player
 from kdenv.errors import KingdominoError
 from kdenv.rules import STUDY_RULES, Rules
 from training.arena.report import print_results, win_summary
@@ -34,7 +34,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--agents",
         nargs="+",
         metavar="SPEC",
-        help=f"player specs; list one twice to seat it twice (default: those of {' '.join(DEFAULT_AGENTS)} that exist)",
+        help=f"player specs ({known_names()}); list one twice to seat it twice (default: those of "
+        f"{' '.join(DEFAULT_AGENTS)} that exist)",
     )
     parser.add_argument(
         "--players", type=int, metavar="N", help="players per table: 2, 3 or 4 (default: min(4, agents))"

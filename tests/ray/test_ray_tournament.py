@@ -68,6 +68,14 @@ def test_a_game_whose_worker_is_lost_at_every_try_is_recorded_as_failed(local_ra
         assert results.games == 2 and again.pending
 
 
+def test_a_player_of_one_s_own_plays_on_ray(local_ray, tmp_path):
+    settings = {"agents": ["tests.helpers.own_bots:make,depth=2", "fg"], "players": 2, "games": 4, "seed": 5}
+    results = Tournament(**settings, out=tmp_path / "ray").run(progress=False, backend="ray")
+    assert results.agent("tests.helpers.own_bots:make,depth=2").games == 4
+    Tournament(**settings, out=tmp_path / "local").run(workers=1, progress=False)
+    assert records(tmp_path / "ray") == records(tmp_path / "local")
+
+
 def test_evaluation_plays_its_tournament_on_ray(local_ray, tmp_path):
     from agents.checkpoint import read_checkpoint
     from tests.helpers.checkpoints import SETTINGS, write_checkpoint

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Generator, Sequence
+from collections.abc import Generator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import closing
 
+from agents.base import Player
 from agents.registry import PLAYERS
 from kdenv.rules import Rules
 from training.arena.backend import Backend, windowed
@@ -17,10 +18,14 @@ from training.arena.worker import Outcome, Seats, play_in_worker, play_scheduled
 
 
 class InProcess(Backend):
-    """Every game in this process, one after the other, with one set of players."""
+    """Every game in this process, one after the other, with one set of players: those the specs make, and the
+    Player ``objects`` given by name."""
+
+    def __init__(self, objects: Mapping[str, Player] | None = None) -> None:
+        self.objects = dict(objects or {})
 
     def play(self, games: Sequence[ScheduledGame], rules: Rules, trace: bool = False) -> Generator[Outcome, None, None]:
-        seats = Seats()
+        seats = Seats(objects=self.objects)
         try:
             for game in games:
                 yield play_scheduled(game, rules, seats, trace)

@@ -1,4 +1,5 @@
-"""Head-to-head tournaments between players named by spec strings, played in parallel and resumable.
+"""Head-to-head tournaments between players named by spec strings (or given as Player objects), played in parallel
+and resumable.
 
 Example::
 
@@ -18,15 +19,20 @@ statistics are :mod:`training.arena.stats` and :mod:`training.arena.ratings`; th
 With an output directory ``DIR`` each finished game is appended to ``DIR/games.jsonl`` by this process as it
 finishes, and a game whose player raised to ``DIR/errors.jsonl``. Running the same tournament again resumes:
 finished games are never played twice. One process at a time plays a directory.
+
+An agent may also be an :class:`~agents.base.Player` object made here, named by its ``spec`` (or its class's name).
+Objects play in this process only; a player of one's own named by a ``MODULE:ATTR`` spec plays on every backend
+(its module importable in every worker, on every machine of a Ray cluster).
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import closing
 from pathlib import Path
 
+from agents.base import Player
 from agents.registry import make_player
 from kdenv.rules import Rules
 from training.arena.backend import Backend
@@ -41,11 +47,36 @@ from training.progress import ProgressBar
 FORMAT = "kdenv-tournament/1"
 
 
-def check_agents(agents: Iterable[str], players: int, rules: Rules) -> None:
-    """Make each distinct spec once at the table, so a typo, a missing checkpoint or one trained for another
-    table fails before any game is played."""
+def check_agents(agents: Iterable[str], players: int, rules: Rules, objects: Mapping[str, Player]) -> None:
+    """Make each distinct spec once at the table (seat each object there), so a typo, a missing checkpoint or one
+    trained for another table fails before any game is played."""
     for spec in dict.fromkeys(agents):
-        make_player(spec, players, rules).close()
+        if spec in objects:
+            objects[spec].seat_at(players, rules)
+        else:
+            make_player(spec, players, rules).close()
+
+
+def name_agents(agents: Sequence[str | Player]) -> tuple[tuple[str, ...], dict[str, Player]]:
+    """The agents' names (a spec as given; an object's ``spec``, or its class's name) and the objects by name;
+    a one-line TournamentError for an object seated twice or a name that two agents share."""
+    names: list[str] = []
+    objects: dict[str, Player] = {}
+    for agent in agents:
+        if isinstance(agent, str):
+            names.append(agent)
+            continue
+        if not isinstance(agent, Player):
+            raise TournamentError(f"agent {agent!r} is neither a player spec nor an agents.Player")
+        name = agent.spec if agent.spec != "?" else type(agent).__name__
+        if any(other is agent for other in objects.values()):
+            raise TournamentError(f"the player object {name!r} is listed twice; give each seat its own object")
+        objects[name] = agent
+        names.append(name)
+    for name in objects:
+        if names.count(name) > 1:
+            raise TournamentError(f"two agents are named {name!r}; give the object another name (player.spec = '...')")
+    return tuple(names), objects
 
 
 class Tournament:
@@ -53,7 +84,7 @@ class Tournament:
 
     def __init__(
         self,
-        agents: Sequence[str],
+        agents: Sequence[str | Player],
         players: int = 4,
         games: int = 100,
         rules: Rules | None = None,
@@ -62,8 +93,9 @@ class Tournament:
         trace: bool = False,
     ) -> None:
         self.trace = trace  # keep what the players thought in each move of the records (Player.trace)
-        self.schedule = Schedule(tuple(agents), players, rules or Rules(), seed, games)
-        check_agents(agents, players, self.schedule.rules)
+        names, self.objects = name_agents(agents)  # the Player objects given, by name: they play in this process
+        self.schedule = Schedule(names, players, rules or Rules(), seed, games)
+        check_agents(names, players, self.schedule.rules, self.objects)
         self.failures: list[Outcome] = []  # games of this run whose player raised
         self.folder = TournamentFolder(Path(out), self.settings, self.schedule.games()) if out is not None else None
         self.records: dict[int, dict] = {}  # game id -> the finished game's record, less its moves (summary)
@@ -116,7 +148,9 @@ class Tournament:
         reported, written to ``errors.jsonl`` and skipped. Ctrl-C stops at once, keeping what is done.
         """
         pending = self.pending
-        if not isinstance(backend, Backend):
+        if self.objects:
+            backend = self._in_process(backend, workers)
+        elif not isinstance(backend, Backend):
             backend = choose_backend(backend, workers, address, len(pending))
         outcomes = backend.play(pending, self.schedule.rules, self.trace)
         bar = ProgressBar("tournament (games)", self.schedule.total, len(self.records), enabled=progress, stderr=True)
@@ -126,6 +160,18 @@ class Tournament:
                 if on_outcome is not None:
                     on_outcome(outcome)
         return self.results()
+
+    def _in_process(self, backend: str | Backend, workers: int | None) -> Backend:
+        """The backend of a tournament with Player objects: this process, the only place where they are."""
+        if isinstance(backend, InProcess):
+            return InProcess(self.objects)
+        if backend != "local" or (workers or 1) > 1:
+            names = ", ".join(self.objects)
+            raise TournamentError(
+                f"player objects ({names}) play in this process only: run with workers=1, or name the player by "
+                "a MODULE:ATTR spec to play it in worker processes or on Ray"
+            )
+        return InProcess(self.objects)
 
     def results(self) -> Results:
         """Results of the finished games (raises if there are none)."""
@@ -186,7 +232,7 @@ def choose_backend(name: str, workers: int | None = None, address: str | None = 
 
 
 def run_tournament(
-    agents: Sequence[str],
+    agents: Sequence[str | Player],
     players: int = 4,
     games: int = 100,
     rules: Rules | None = None,

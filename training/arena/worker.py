@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import traceback
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from agents.arena import play_game
@@ -32,17 +32,25 @@ class Outcome:
 
 class Seats:
     """The players of one process, made once per (spec, copy, table) and reused from game to game; past
-    ``keep`` of them the least recently seated are closed (a Ray worker outlives its tournaments)."""
+    ``keep`` of them the least recently seated are closed (a Ray worker outlives its tournaments). The Player
+    ``objects`` given by name are seated as they are, and left to their owner to close."""
 
-    def __init__(self, keep: int = 32) -> None:
+    def __init__(self, keep: int = 32, objects: Mapping[str, Player] | None = None) -> None:
         self.players: OrderedDict[tuple, Player] = OrderedDict()
         self.keep = keep
+        self.objects = dict(objects or {})
 
     def table(self, agents: Sequence[str], rules: Rules) -> list[Player]:
-        keys = [(spec, agents[:seat].count(spec), len(agents), rules) for seat, spec in enumerate(agents)]
+        """The player of each seat of a game of ``agents`` (specs, or the names of objects) under ``rules``."""
+        made = iter(self._made([spec for spec in agents if spec not in self.objects], len(agents), rules))
+        return [self.objects[spec] if spec in self.objects else next(made) for spec in agents]
+
+    def _made(self, specs: Sequence[str], players: int, rules: Rules) -> list[Player]:
+        """The players that ``specs`` make at a table of ``players``, in order."""
+        keys = [(spec, specs[:i].count(spec), players, rules) for i, spec in enumerate(specs)]
         for key in keys:
             if key not in self.players:
-                self.players[key] = make_player(key[0], len(agents), rules)
+                self.players[key] = make_player(key[0], players, rules)
             self.players.move_to_end(key)
         while len(self.players) > max(self.keep, len(keys)):
             self.players.popitem(last=False)[1].close()

@@ -342,12 +342,11 @@ LEAGUE_OPPONENTS = ("latest", "snapshot")  # opponent names that stand for the l
 
 def check_opponent(spec: str, key: str, league: tuple[str, ...] = LEAGUE_OPPONENTS) -> None:
     """``spec`` names a player (or, where ``league`` allows, one of the learner's own networks)."""
-    from agents.registry import PLAYERS, parse_spec
+    from agents.registry import is_own, known_names, known_players, parse_spec
 
     name, _ = parse_spec(spec)
-    if spec not in league and name not in PLAYERS:
-        known = ", ".join([*league, *PLAYERS])
-        raise ConfigError(f"config key {key!r}: unknown opponent {spec!r}; known: {known}")
+    if spec not in league and name not in known_players() and not is_own(spec):
+        raise ConfigError(f"config key {key!r}: unknown opponent {spec!r}; known: {', '.join(league)}, {known_names()}")
 
 
 def _set(data: dict, assignment: str) -> None:

@@ -5,7 +5,8 @@ its budget options, each within its bound (``mce:seconds=2``, ``uct:playouts=400
 never ``rllib:`` or ``ppo:PATH`` (a checkpoint is a file the client would choose, and RLlib's unpickle code).
 To offer another player, add one :class:`Offered` to ``OFFERED``, as ``az:default`` is.
 A person who wants a checkpoint opponent names it on the command line (``--opponents ppo:PATH``): those specs are
-offered as they are, to that server's clients (:class:`Offer`).
+offered as they are, to that server's clients (:class:`Offer`). Never code: a player of one's own (``MODULE:ATTR``)
+or an ``sb3:`` model (unpickled) is refused even there, as the web game runs what its clients ask for.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from dataclasses import dataclass, field
 
 from agents.options import number
 from agents.ppo_player import CHECKPOINTS
-from agents.registry import PlayerSpecError, parse_spec
+from agents.registry import PlayerSpecError, is_own, parse_spec
 from kdenv.errors import KingdominoError
 
 
@@ -85,6 +86,12 @@ class Offer:
     """The players one server offers: ``OFFERED`` and the specs that its command line named."""
 
     def __init__(self, named: Sequence[str] = ()) -> None:
+        for spec in named:
+            if is_own(spec) or parse_spec(spec)[0] == "sb3":
+                raise NotOffered(
+                    f"the web game offers no {spec!r}: it runs code of its own (a module or an unpickled model); "
+                    "play it in `kdenv tournament` or `kdenv evaluate`"
+                )
         known = {entry.spec for entry in OFFERED}
         extra = dict.fromkeys(spec.strip() for spec in named if spec.strip() not in known)
         self.entries = (*OFFERED, *(Offered(spec) for spec in extra))
