@@ -136,8 +136,9 @@ def _from_class(kind: type, name: str, options: dict[str, str], spec: str) -> Pl
         raise PlayerSpecError(f"player spec {spec!r}: {kind.__qualname__} is not an agents.Player subclass")
     known = sorted(keys(kind.Options)) if kind.Options else []
     _refuse_unknown(options, known, name, spec)
+    factory: Callable[..., Player] = kind  # a class with Options takes them
     try:
-        return kind(read_options(kind.Options, options)) if kind.Options else kind()
+        return factory(read_options(kind.Options, options)) if kind.Options else factory()
     except ValueError as err:
         raise PlayerSpecError(f"player spec {spec!r}: {err}") from None
 

@@ -63,8 +63,8 @@ class SB3Player(ObservingPlayer):
         super().seat_at(num_players, rules)
         assert self.encoder is not None
         if getattr(actions, "n", None) != self.encoder.num_actions:
-            expected = f"Discrete({self.encoder.num_actions})"
-            raise CheckpointError(f"{self.where} acts in {actions}, not {expected} of {table}")
+            space = f"Discrete({self.encoder.num_actions})"
+            raise CheckpointError(f"{self.where} acts in {actions}, not {space} of {table}")
 
     def act(self, view: PublicView) -> int:
         observation, mask = self.observe(view)
