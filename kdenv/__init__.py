@@ -1,5 +1,8 @@
-"""kdenv: an exact, fast Kingdomino engine with PettingZoo and Gymnasium environments."""
+"""kdenv: an exact, fast Kingdomino engine with PettingZoo and Gymnasium environments.
 
+Importing it registers the envs' ids with PettingZoo and Gymnasium (:mod:`kdenv.registration`)."""
+
+from kdenv import registration
 from kdenv.actions import Move, decode, discard_action, encode, num_actions, pick_action, pick_slot, place_action
 from kdenv.errors import IllegalMoveError, KingdominoError, RecordError
 from kdenv.game import Game, ScoreBreakdown, random_game
@@ -15,13 +18,15 @@ __all__ = [
     "random_game",
 ]  # fmt: skip
 
+registration.register()
+
 _LAZY = {"env": "kdenv.kingdomino_v0", "raw_env": "kdenv.kingdomino_v0", "SingleAgentEnv": "kdenv.wrappers"}
 
 
 def __getattr__(name: str) -> object:
     """``kdenv.env`` and ``kdenv.raw_env`` (those of :mod:`kdenv.kingdomino_v0`) and ``kdenv.SingleAgentEnv``
-    on first use: they import PettingZoo and Gymnasium (about half a second), which engine-only users should not
-    pay for."""
+    on first use: the envs' modules (the encoder, the renderer, game records), which engine-only users need not
+    load."""
     if name not in _LAZY:
         raise AttributeError(f"module 'kdenv' has no attribute {name!r}")
     import importlib

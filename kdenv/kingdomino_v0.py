@@ -7,20 +7,21 @@ next, so ``agent_selection`` follows the kings on the lines, not a round-robin.
 
 | Creation           | `from kdenv import kingdomino_v0; kingdomino_v0.env(num_players=4)`                |
 |--------------------|------------------------------------------------------------------------------------|
-| Registered         | `pettingzoo.make("aec", "kdenv/kingdomino-v0", ...)` once this module is imported  |
+| Registered         | `pettingzoo.make("aec", "kdenv/kingdomino-v0", ...)` after `import kdenv`          |
 | Actions            | Discrete                                                                           |
 | Parallel API       | No                                                                                 |
 | Agents             | `agents = ['player_0', ..., 'player_{n-1}']`, n = 2, 3 or 4                        |
 | Action Values      | Discrete(329) (kingdom size 5), Discrete(681) (Mighty Duel, 7x7)                   |
 | Observation Shape  | Dict(observation=Dict(board=(C, F, F), features=(V,)), action_mask=(A,))          |
+| Observation (flat) | Dict(observation=Box(C * F * F + V,), action_mask=(A,)) with `observation="flat"` |
 | Observation Values | board in [0, 1] (gain planes >= 0); features >= 0; action_mask in {0, 1}          |
 
-| players / variant | board (C, F, F) | features V | actions A |
-|-------------------|-----------------|------------|-----------|
-| 4                 | (44, 9, 9)      | 230        | 329       |
-| 3                 | (34, 9, 9)      | 221        | 329       |
-| 2                 | (24, 9, 9)      | 212        | 329       |
-| 2, Mighty Duel    | (24, 13, 13)    | 212        | 681       |
+| players / variant | board (C, F, F) | features V | flat C * F * F + V | actions A |
+|-------------------|-----------------|------------|--------------------|-----------|
+| 4                 | (44, 9, 9)      | 230        | 3794               | 329       |
+| 3                 | (34, 9, 9)      | 221        | 2975               | 329       |
+| 2                 | (24, 9, 9)      | 212        | 2156               | 329       |
+| 2, Mighty Duel    | (24, 13, 13)    | 212        | 4268               | 681       |
 
 With ``gains=True`` the board has 4 planes more and the features 4 x n more (see below).
 
@@ -39,6 +40,11 @@ planes with the property score each legal placement would add / 10, and per next
 domino could add to each kingdom / 10. The exact layout, with index tables, is in
 :mod:`kdenv.encoding` (``feature_layout(n, gains)``, the plane constants).
 
+With ``observation="flat"`` the observation is those same numbers as one float32 vector, the one ``Box`` of
+PettingZoo's classic games that outside code built on them expects: the board in C order (plane, row, column),
+then the features, so ``flat[(c * F + r) * F + col] == board[c, r, col]`` and ``flat[C * F * F + i] ==
+features[i]`` (:mod:`kdenv.flat`; ``kdenv.flat.flatten`` turns a dict observation into it).
+
 ``action_mask`` (int8) allows exactly the engine's legal actions for the agent to act, and is all zero
 for every other agent.
 
@@ -56,7 +62,9 @@ reason (outside the space, masked out, or against the rules), leaving the game u
 over, ``step(None)`` takes each done agent out (PettingZoo's convention) and any other action raises it too. ``env()``
 follows the classic games' convention, that of ``TerminateIllegalWrapper(illegal_reward=-1)``: an illegal
 move ends the game with -1 for the offender and 0 for the others (the reason is in
-``infos[agent]["illegal_move"]``, and PettingZoo's illegal-move warning is logged). It is built into
+``infos[agent]["illegal_move"]``, and PettingZoo's illegal-move warning is logged); an action outside the space
+(a float, a bool, an array of another shape, an index out of range) raises in both, as AssertOutOfBoundsWrapper
+asserts. An action is an int, a numpy integer or an integer array of one element. It is built into
 ``raw_env(illegal_reward=-1)`` rather than stacked as TerminateIllegalWrapper + AssertOutOfBoundsWrapper,
 because every wrapper layer costs microseconds a turn in attribute forwarding; ``env()`` keeps PettingZoo's
 order checks with :class:`DirectOrderEnforcingWrapper`, an ``OrderEnforcingWrapper`` that forwards ``last``,
@@ -108,16 +116,17 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import EzPickle
-from pettingzoo import AECEnv, aec_registry, register
+from pettingzoo import AECEnv
 from pettingzoo.utils import OrderEnforcingWrapper
 from pettingzoo.utils.env_logger import EnvLogger
 
 from kdenv.encoding import SCORE_SCALE, ObservationEncoder, action_mask
 from kdenv.errors import IllegalMoveError, KingdominoError
+from kdenv.flat import flat_space, flatten
 from kdenv.game import OVER, PLACE, Game
 from kdenv.render import render_ansi, render_rgb
 from kdenv.replay import to_record
-from kdenv.table import Table, TableOptions
+from kdenv.table import Table, TableOptions, check_keywords
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -132,6 +141,19 @@ def terminal_rewards(game: Game, reward: str) -> list[float]:
         scores = game.scores()
         return [(s - max(scores[:p] + scores[p + 1 :])) / SCORE_SCALE for p, s in enumerate(scores)]
     return [0.0] * n
+
+
+def action_index(action: Any, size: int) -> int | None:
+    """``action`` as an index of ``Discrete(size)``: an int, a numpy integer or an integer array of one element;
+    None for anything else (a bool, a float, another shape, out of range)."""
+    if type(action) is int:  # the common case first
+        return action if 0 <= action < size else None
+    if isinstance(action, np.ndarray) and action.size == 1 and action.ndim <= 1:
+        action = action.reshape(())[()]  # the numpy scalar inside
+    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+        return None
+    index = int(action)
+    return index if 0 <= index < size else None
 
 
 def env(**kwargs: Any) -> AECEnv:
@@ -200,6 +222,7 @@ class raw_env(AECEnv, EzPickle):
     ) -> None:
         EzPickle.__init__(self, num_players, render_mode, illegal_reward, **table)
         super().__init__()
+        check_keywords("kingdomino_v0", raw_env, table)
         self.table = Table.of(num_players, **table)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise KingdominoError(
@@ -215,9 +238,10 @@ class raw_env(AECEnv, EzPickle):
         self._seat = {agent: p for p, agent in enumerate(self.possible_agents)}
         self.agents = self.possible_agents[:]
         self.num_actions = self.encoder.num_actions
+        self.flat = self.table.flat
         self._observation_space = spaces.Dict(
             {
-                "observation": self.encoder.space,
+                "observation": flat_space(self.encoder.space) if self.flat else self.encoder.space,
                 "action_mask": spaces.Box(0, 1, (self.num_actions,), np.int8),
             }
         )
@@ -235,7 +259,7 @@ class raw_env(AECEnv, EzPickle):
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
 
-    def observation_space(self, agent: str) -> spaces.Space:
+    def observation_space(self, agent: str) -> spaces.Dict:
         return self._observation_space
 
     def action_space(self, agent: str) -> spaces.Space:
@@ -282,7 +306,12 @@ class raw_env(AECEnv, EzPickle):
             mask = action_mask(game)
         else:
             mask = np.zeros(self.num_actions, np.int8)
-        return {"observation": self.encoder.encode(game, seat), "action_mask": mask}
+        return {"observation": self.observation_of(seat), "action_mask": mask}
+
+    def observation_of(self, seat: int) -> Any:
+        """What ``observe`` gives the player in ``seat`` under "observation": the encoder's dict, or its flat vector."""
+        observation = self.encoder.encode(self.dealt, seat)
+        return flatten(observation) if self.flat else observation
 
     def step(self, action: Any) -> None:
         agent = self.agent_selection
@@ -291,8 +320,14 @@ class raw_env(AECEnv, EzPickle):
             return
         game = self.dealt
         player, placing = game.current_player, game.phase == PLACE
+        index = action_index(action, self.num_actions)
+        if index is None:  # no action at all, whatever illegal_reward says (as AssertOutOfBoundsWrapper asserts)
+            raise IllegalMoveError(
+                f"action {action!r} by {agent} is outside the action space {self._action_space}: "
+                f"give one integer 0..{self.num_actions - 1}"
+            )
         try:
-            game.step(self._index(action, agent), player)  # IllegalMoveError with the engine's reason, game unchanged
+            game.step(index, player)  # IllegalMoveError with the engine's reason, game unchanged
         except IllegalMoveError as err:
             if self.illegal_reward is None:
                 raise
@@ -309,16 +344,6 @@ class raw_env(AECEnv, EzPickle):
             done = "every agent has stepped out" if agent not in self.terminations else f"step(None) for {agent}"
             raise IllegalMoveError(f"action {action!r} by {agent}: the game is over; {done}, or reset() for a new game")
         self._was_dead_step(action)
-
-    def _index(self, action: Any, agent: str) -> int:
-        """``action`` as an index of the action space; an IllegalMoveError for anything else."""
-        try:
-            index = operator.index(action)
-        except TypeError:
-            index = -1
-        if not 0 <= index < self.num_actions:
-            raise IllegalMoveError(f"action {action!r} by {agent} is outside the action space {self._action_space}")
-        return index
 
     def _reward(self, game: Game, agent: str, player: int, placing: bool) -> None:
         """After a legal move: the step's rewards, then the next agent, or the end of the game."""
@@ -368,7 +393,3 @@ class raw_env(AECEnv, EzPickle):
 
     def close(self) -> None:
         """Nothing to release (rendering keeps no window)."""
-
-
-if "kdenv/kingdomino-v0" not in aec_registry:
-    register("aec", "kdenv/kingdomino-v0", entry_point="kdenv.kingdomino_v0:env")

@@ -28,6 +28,8 @@ action mask is the engine's legal actions. Actions are the codec of :mod:`kdenv.
   players that read the state themselves; ``gains=True`` adds the gain planes and features of
   ``ObservationEncoder(gains=True)``; ``copy=False`` returns the env's own buffers, which the next
   step overwrites (faster: no copy of the boards).
+* ``observation="flat"`` gives ``{"observation": (N, D), "action_mask": (N, A)}``, each row the flat vector of
+  :mod:`kdenv.flat` (the board in C order, then the features; a new array at every step, whatever ``copy``).
 """
 
 from __future__ import annotations
@@ -48,10 +50,11 @@ from kdenv.batched.observe import Seen, redraw_rows, seen
 from kdenv.batched.tables import Tables, tables
 from kdenv.encoding import observation_space
 from kdenv.errors import IllegalMoveError, KingdominoError
+from kdenv.flat import flat_space, flatten
 from kdenv.game import Game
 from kdenv.memory import check_fits, game_bytes
 from kdenv.replay import to_record
-from kdenv.table import REWARDS, Table, TableOptions
+from kdenv.table import REWARDS, Table, TableOptions, check_keywords
 from kdenv.tiles import NUM_DOMINOES
 
 if TYPE_CHECKING:
@@ -72,6 +75,7 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         max_records: int = 10_000,
         **table: Unpack[TableOptions],
     ) -> None:
+        check_keywords("VectorEnv", VectorEnv, table)
         self.table = Table.of(num_players, **table)
         if not isinstance(num_envs, int) or num_envs < 1:
             raise KingdominoError(f"num_envs must be a positive integer, not {num_envs!r}")
@@ -106,7 +110,9 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         mask_space = spaces.Box(0, 1, (t.num_actions,), np.int8)
         single: dict[str, spaces.Space] = {"action_mask": mask_space}
         if observations:
-            single = {**observation_space(num_players, self.rules.kingdom_size, gains), **single}
+            seen_space = observation_space(num_players, self.rules.kingdom_size, gains)
+            parts = {"observation": flat_space(seen_space)} if self.table.flat else dict(seen_space.spaces)
+            single = {**parts, **single}
         self.single_observation_space = spaces.Dict(single)
         self.observation_space = gymnasium.vector.utils.batch_space(self.single_observation_space, num_envs)
         self.single_action_space = spaces.Discrete(t.num_actions)
@@ -246,9 +252,17 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         observe_all(self.seen, self.games, self.tables, rows, observers, self._board_cells, self._features,
                     self._mask, self._work)  # fmt: skip
 
-    def observation(self) -> dict:
-        """The observation in the buffers (copies unless ``copy=False``)."""
+    def buffers(self) -> dict[str, np.ndarray]:
+        """The env's own buffers, ``board``, ``features`` (unless ``observations=False``) and ``action_mask``,
+        whatever ``observation`` and ``copy`` say: what :meth:`observe` and the next step overwrite."""
         obs: dict[str, np.ndarray] = {"action_mask": self._mask}
         if self.observations:
             obs = {"board": self._board, "features": self._features, **obs}
+        return obs
+
+    def observation(self) -> dict:
+        """The observation in the buffers (copies unless ``copy=False``), flat with ``observation="flat"``."""
+        obs = self.buffers()
+        if self.table.flat and self.observations:
+            return {"observation": flatten(obs), "action_mask": self._mask.copy() if self.copy else self._mask}
         return {k: v.copy() for k, v in obs.items()} if self.copy else obs

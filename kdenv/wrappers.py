@@ -4,8 +4,10 @@
 decision, then lets the opponents play until it is the learner's turn again or the game is over, and
 returns the **learner's own** reward (never the reward of whoever moved last, the pitfall of PettingZoo's
 SB3 tutorial). ``action_masks()`` gives the boolean mask that sb3_contrib's MaskablePPO asks for.
-Observations are the ``{"board", "features"}`` Dict of :mod:`kdenv.encoding`, from the learner's seat;
-rewards are those of :mod:`kdenv.kingdomino_v0` (``"rank"``, ``"margin"``, ``"score"``).
+Observations are the ``{"board", "features"}`` Dict of :mod:`kdenv.encoding`, from the learner's seat, or with
+``observation="flat"`` the one float32 vector of :mod:`kdenv.flat` (the observation space its ``Box``); rewards are
+those of :mod:`kdenv.kingdomino_v0` (``"rank"``, ``"margin"``, ``"score"``). Other keywords are the table's
+(:class:`kdenv.table.TableOptions`: the variants, ``observation``).
 
 An illegal learner action (one the mask forbids) ends the episode with reward ``illegal_reward``
 (-1) and ``info["illegal_move"]`` saying why, the convention of ``kdenv.kingdomino_v0.env()`` and PettingZoo's
@@ -13,7 +15,7 @@ classic games; ``illegal_reward=None`` raises :class:`~kdenv.errors.IllegalMoveE
 
 Opponents, one per other seat, ``opponents[i]`` sitting at seat ``(learner + 1 + i) % num_players``: an
 object with ``reset(seat, seed)`` and ``act(view)`` (an ``agents.Player``), or a callable
-``f(observation, action_mask) -> action`` that gets the same Dict observation (from its own seat) and int8
+``f(observation, action_mask) -> action`` that gets the same kind of observation (from its own seat) and int8
 mask a learner gets, so a frozen copy of a policy can play. Players named by spec strings (``"fg"``,
 ``"ppo:PATH"``) are made in the learners' package: ``training.envs.single_agent.KingdominoSingleAgentEnv``,
 registered with Gymnasium as ``kdenv/Kingdomino-v0``, is this view with specs resolved.
@@ -31,9 +33,9 @@ from gymnasium import spaces
 from kdenv.encoding import action_mask
 from kdenv.errors import IllegalMoveError, KingdominoError
 from kdenv.game import Game
-from kdenv.kingdomino_v0 import raw_env
+from kdenv.kingdomino_v0 import action_index, raw_env
 from kdenv.rules import Rules, player_count
-from kdenv.table import Reward
+from kdenv.table import Reward, check_keywords
 from kdenv.view import PublicView
 
 
@@ -46,7 +48,7 @@ class TablePlayer(Protocol):
     def act(self, view: PublicView) -> int: ...
 
 
-Policy = Callable[[dict, np.ndarray], int]  # (observation, action_mask) -> action
+Policy = Callable[[Any, np.ndarray], int]  # (observation: a dict, or flat, action_mask) -> action
 Opponent = TablePlayer | Policy
 
 
@@ -62,14 +64,16 @@ class _PolicyOpponent:
         self.seat = seat
 
     def act(self, view: PublicView) -> int:
-        game = self.env.dealt
-        action = np.asarray(self.policy(self.env.encoder.encode(game, self.seat), action_mask(game)))
-        if action.size != 1 or not np.issubdtype(action.dtype, np.integer):
+        env = self.env
+        action = self.policy(env.observation_of(self.seat), action_mask(env.dealt))
+        index = action_index(action, env.num_actions)
+        if index is None:
+            shown = action.tolist() if isinstance(action, np.ndarray) else action
             raise KingdominoError(
-                f"opponent {self.spec!r} in seat {self.seat} returned {action.tolist()!r}, not an action: "
-                f"a policy returns one integer of {self.env.action_space(self.env.agent_selection)}"
+                f"opponent {self.spec!r} in seat {self.seat} returned {shown!r}, not an action: "
+                f"a policy returns one integer of {env.action_space(env.agent_selection)}"
             )
-        return int(action.reshape(()))
+        return index
 
 
 class SingleAgentEnv(gymnasium.Env):
@@ -87,7 +91,9 @@ class SingleAgentEnv(gymnasium.Env):
         render_mode: str | None = None,
         illegal_reward: float | None = -1.0,
         gains: bool = False,
+        **table: Any,
     ) -> None:
+        check_keywords(type(self).__name__, SingleAgentEnv, table)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise KingdominoError(f"unknown render_mode {render_mode!r}; choose from ansi, rgb_array")
         num_players = player_count(num_players)
@@ -97,14 +103,15 @@ class SingleAgentEnv(gymnasium.Env):
             num_players,
             reward=reward,
             render_mode=render_mode,
-            rules=rules or Rules(),
+            rules=rules,
             illegal_reward=illegal_reward,
             gains=gains,
+            **table,
         )
         self.num_players = num_players
         self.seat = seat
         self.render_mode = render_mode
-        self.observation_space = self.aec.encoder.space
+        self.observation_space = self.aec.observation_space(self.aec.possible_agents[0])["observation"]
         self.action_space = spaces.Discrete(self.aec.num_actions)
         self.learner = 0  # the learner's seat in the current episode
         self.set_opponents(opponents)
@@ -136,7 +143,7 @@ class SingleAgentEnv(gymnasium.Env):
         """The game being played (the engine's Game)."""
         return self.aec.dealt
 
-    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[Any, dict]:
         """Deal a new game, choose the learner's seat (random unless fixed), let opponents play first moves."""
         super().reset(seed=seed)
         n = self.num_players
@@ -154,7 +161,7 @@ class SingleAgentEnv(gymnasium.Env):
         self._play_opponents()  # no reward for the learner can arise before its first move
         return self._observe()
 
-    def step(self, action: int) -> tuple[dict, float, bool, bool, dict]:
+    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict]:
         """Play the learner's action, then the opponents'; the reward is the learner's own."""
         aec = self.aec
         learner = aec.possible_agents[self.learner]
@@ -183,13 +190,13 @@ class SingleAgentEnv(gymnasium.Env):
             reward += aec.rewards[learner]
         return reward
 
-    def _observe(self) -> tuple[dict, dict]:
+    def _observe(self) -> tuple[Any, dict]:
         game = self.game
         info: dict[str, Any] = {"seat": self.learner}
         if game.is_over:
             info["scores"] = game.scores()
             info["placings"] = game.placings()
-        return self.aec.encoder.encode(game, self.learner), info
+        return self.aec.observation_of(self.learner), info
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions as a bool array (all False once the game is over)."""

@@ -128,6 +128,24 @@ def test_raw_env_raises_clear_errors_and_leaves_the_game_unchanged() -> None:
         raw_env(num_players=4, mighty_duel=True)
 
 
+NOT_ACTIONS = [5.0, np.float32(325), True, np.True_, np.array([325, 326]), np.array([[325]]), np.array([325.0]),
+               329, -1, np.int64(329), np.uint64(2**64 - 1), "325", None]  # fmt: skip
+
+
+@pytest.mark.parametrize("make", [raw_env, env], ids=["raw_env", "env"])
+def test_numpy_integers_are_actions_and_anything_else_is_refused_leaving_the_game_unchanged(make) -> None:
+    aec = make(num_players=4)
+    aec.reset(seed=1)
+    game = aec.unwrapped.game
+    for action in NOT_ACTIONS:
+        with pytest.raises(IllegalMoveError, match=r"is outside the action space Discrete\(329\): give one integer"):
+            aec.step(action)
+        assert not game.moves and not any(aec.terminations.values())  # refused even where illegal moves end the game
+    for action in (np.int64(325), np.array([326]), np.array(327), np.uint16(328)):  # the four set-up picks
+        aec.step(action)
+    assert [action for _, action, _ in game.moves] == [325, 326, 327, 328]
+
+
 def test_misuse_of_the_api_is_a_kingdomino_error_naming_the_problem() -> None:
     aec = raw_env(num_players=2)
     aec.reset(seed=5)

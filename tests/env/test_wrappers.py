@@ -112,6 +112,19 @@ def test_illegal_learner_move_ends_the_episode_or_raises() -> None:
         strict.step(illegal)
 
 
+def test_numpy_integer_actions_play_and_a_float_is_refused_leaving_the_episode_unchanged() -> None:
+    env = KingdominoSingleAgentEnv(4, seat=0)
+    env.reset(seed=0)
+    legal = np.flatnonzero(env.action_masks())
+    before = list(env.game.moves)
+    for action in (float(legal[0]), np.float32(legal[0]), np.array([legal[0], legal[1]]), True):
+        with pytest.raises(IllegalMoveError, match=r"outside the action space Discrete\(329\)"):
+            env.step(action)
+        assert env.game.moves == before
+    _, _, terminated, _, _ = env.step(np.array([legal[0]]))
+    assert not terminated and env.game.moves[len(before)][1] == legal[0]
+
+
 def test_registered_with_gymnasium() -> None:
     env = gymnasium.make("kdenv/Kingdomino-v0", num_players=2, opponents=["random"])
     obs, _ = env.reset(seed=1)

@@ -35,3 +35,21 @@ def test_maskable_ppo_learns_a_few_updates_and_every_action_it_plays_is_legal():
                 assert info["terminal_observation"]["board"].shape == (24, 9, 9)
                 assert len(info["scores"]) == 2
     assert ended > 0
+
+
+def test_maskable_ppo_s_mlp_policy_trains_on_the_flat_observation():
+    env = SB3VecEnv(8, num_players=2, opponents=["random"], observation="flat")
+    obs = env.reset()
+    assert obs.shape == (8, 2156) and env.observation_space.contains(obs[0])
+    model = MaskablePPO("MlpPolicy", env, n_steps=16, batch_size=64, n_epochs=1, seed=0,
+                        policy_kwargs={"net_arch": [16]}, verbose=0)  # fmt: skip
+    model.learn(total_timesteps=8 * 16)
+    ended = 0
+    for _ in range(30):
+        actions, _ = model.predict(obs, action_masks=get_action_masks(env))
+        obs, _, dones, infos = env.step(actions)
+        for done, info in zip(dones, infos, strict=True):
+            if done:
+                ended += 1
+                assert info["terminal_observation"].shape == (2156,)
+    assert ended > 0

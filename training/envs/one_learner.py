@@ -17,9 +17,11 @@ It is a Gymnasium ``VectorEnv`` with ``SAME_STEP`` autoreset: a game that ends i
 same step, ``info["final_obs"]`` holds the learner's last observation of it and ``info["final_info"]``
 its ``scores``, ``placings``, ``seat`` and ``agents`` (the name in each seat), marked by
 ``info["_final_info"]``. Rewards, observations and illegal actions are those of the vector env, from
-the learner's seat. ``reset(seed=s)`` replays the same games for the same learner actions; the compiled
-opponents draw from generators of this env's own (one per game, seeded from ``s``), so other envs and
-searches in the process never change its games. ``training.ppo.vec_env`` wraps it as a Stable-Baselines3
+the learner's seat; with ``observation="flat"`` an observation is the (N, D) array of :mod:`kdenv.flat`'s vectors
+(as in the single-agent view), and a batched callable opponent gets its batch in that format too (a ``ppo:PATH``
+one the dict its checkpoint learnt on). ``reset(seed=s)`` replays the same games for the same learner actions;
+the compiled opponents draw from generators of this env's own (one per game, seeded from ``s``), so other envs
+and searches in the process never change its games. ``training.ppo.vec_env`` wraps it as a Stable-Baselines3
 ``VecEnv``.
 """
 
@@ -37,7 +39,8 @@ from agents.batched_policies import FIRST_BATCHED, Policy, advance, workspace
 from kdenv.batched.rng import draw_states
 from kdenv.encoding import observation_space
 from kdenv.errors import KingdominoError
-from kdenv.table import TableOptions
+from kdenv.flat import Observation, flat_space, flatten
+from kdenv.table import TableOptions, check_keywords
 from kdenv.vector import VectorEnv
 
 if TYPE_CHECKING:
@@ -70,11 +73,13 @@ class OneLearnerVectorEnv(gymnasium.vector.VectorEnv):
     ) -> None:
         self._batched: list[BatchedPolicy] = []  # batched opponents; code FIRST_BATCHED + k is _batched[k] (first:
         # close(), which Gymnasium's __del__ calls, reads it, also when the checks below refuse the env)
+        self._reads: list[Observation] = []  # the observation each batched opponent reads, in the same order
+        check_keywords("OneLearnerVectorEnv", OneLearnerVectorEnv, table)
         if seat is not None and not 0 <= seat < num_players:
             raise KingdominoError(f"seat {seat} does not exist at a {num_players}-player table (0..{num_players - 1})")
         self.env = VectorEnv(num_envs, num_players, copy=False, **table)
         self.num_envs, self.num_players, self.seat, self.copy = num_envs, num_players, seat, copy
-        self.rules, self.tables = self.env.rules, self.env.tables
+        self.rules, self.tables, self.flat = self.env.rules, self.env.tables, self.env.table.flat
         t = self.tables
         self._names: list[str] = list(COMPILED)  # the name of each code, for records
         self._picker = opponent_picker
@@ -89,7 +94,8 @@ class OneLearnerVectorEnv(gymnasium.vector.VectorEnv):
         self._reward = np.zeros(num_envs, np.float64)
         self._rng = np.random.default_rng()
         self._draws = draw_states(self._rng, num_envs)  # the compiled opponents' generators, one per game
-        self.single_observation_space = observation_space(num_players, t.size, t.gains)
+        seen_space = observation_space(num_players, t.size, t.gains)
+        self.single_observation_space = flat_space(seen_space) if self.flat else seen_space
         self.observation_space = gymnasium.vector.utils.batch_space(self.single_observation_space, num_envs)
         self.single_action_space = spaces.Discrete(t.num_actions)
         self.action_space = spaces.MultiDiscrete(np.full(num_envs, t.num_actions))
@@ -107,6 +113,7 @@ class OneLearnerVectorEnv(gymnasium.vector.VectorEnv):
 
     def _code(self, opponent: Opponent) -> int:
         """The seat code of an opponent: a compiled policy's, or a batched one's (registered once)."""
+        reads: Observation = self.env.table.observation
         if isinstance(opponent, str):
             name = opponent.strip().lower()
             if name in COMPILED:
@@ -120,17 +127,19 @@ class OneLearnerVectorEnv(gymnasium.vector.VectorEnv):
 
             path = opponent.partition(":")[2]
             opponent = batched_policy(path, self.num_players, self.rules.kingdom_size, self.tables.gains)
+            reads = "dict"
         if not callable(opponent):
             raise KingdominoError(f"opponent {opponent!r} is neither a player spec nor a batched callable")
         for k, known in enumerate(self._batched):
             if known is opponent:
                 return FIRST_BATCHED + k
         self._batched.append(opponent)
+        self._reads.append(reads)
         self._names.append(getattr(opponent, "spec", getattr(opponent, "__name__", type(opponent).__name__)))
         return FIRST_BATCHED + len(self._batched) - 1
 
     # ----- the Gymnasium vector API ----------------------------------------------------------------
-    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[Any, dict]:
         """Deal every game afresh and play the opponents up to the learner's first decision. ``seed`` also
         seeds the compiled opponents' generators (this env's own)."""
         if seed is not None:
@@ -141,7 +150,7 @@ class OneLearnerVectorEnv(gymnasium.vector.VectorEnv):
         self._observe(self._rows)
         return self._obs(), {"seat": self.learner.copy()}
 
-    def step(self, actions: Any) -> tuple[dict, np.ndarray, np.ndarray, np.ndarray, dict]:
+    def step(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict]:
         """Play the learner's action in every game, then the opponents' until the learner is to move again."""
         env = self.env
         actions = env.check_actions(actions)
@@ -167,7 +176,7 @@ class OneLearnerVectorEnv(gymnasium.vector.VectorEnv):
 
     def action_masks(self) -> np.ndarray:
         """(N, A) bool: the learner's legal actions in each game, for sb3_contrib.MaskablePPO."""
-        return self.env.observation()["action_mask"].astype(bool)
+        return self.env.buffers()["action_mask"].astype(bool)
 
     def records(self) -> list[dict]:
         """The records of the games finished since the last call (see :meth:`kdenv.vector.VectorEnv.records`)."""
@@ -208,11 +217,12 @@ class OneLearnerVectorEnv(gymnasium.vector.VectorEnv):
             for code in np.unique(waiting[waiting >= FIRST_BATCHED]).tolist():
                 batch = rows[self._waiting[rows] == code]
                 env.observe(batch, movers)
-                seen = env.observation()
+                seen = env.buffers()
                 obs = {"board": seen["board"][batch], "features": seen["features"][batch]}
                 actions = np.zeros(self.num_envs, np.int64)
-                opponent = self._batched[code - FIRST_BATCHED]
-                actions[batch] = np.asarray(opponent(obs, seen["action_mask"][batch])).reshape(-1)
+                k = code - FIRST_BATCHED
+                shown = flatten(obs) if self._reads[k] == "flat" else obs
+                actions[batch] = np.asarray(self._batched[k](shown, seen["action_mask"][batch])).reshape(-1)
                 env.play(batch, actions, f"opponent {self._names[code]!r}")
 
     def _observe(self, rows: np.ndarray) -> None:
@@ -220,18 +230,21 @@ class OneLearnerVectorEnv(gymnasium.vector.VectorEnv):
         self.env.observe(rows, self.learner)
 
     def _buffers(self) -> dict:
-        """The env's own board and feature buffers (it copies nothing: ``copy=False``)."""
-        seen = self.env.observation()
+        """The env's own board and feature buffers."""
+        seen = self.env.buffers()
         return {"board": seen["board"], "features": seen["features"]}
 
-    def _final_obs(self, rows: np.ndarray) -> dict:
+    def _final_obs(self, rows: np.ndarray) -> Any:
         """Full-size arrays holding the observations of ``rows`` now and zeros elsewhere (Gymnasium's final_obs)."""
         final = {}
         for key, value in self._buffers().items():
             final[key] = np.zeros_like(value)
             final[key][rows] = value[rows]
-        return final
+        return flatten(final) if self.flat else final
 
-    def _obs(self) -> dict:
+    def _obs(self) -> Any:
+        """The learner's observations: the buffers (copies unless ``copy=False``), or their flat vectors."""
         buffers = self._buffers()
+        if self.flat:
+            return flatten(buffers)
         return {k: v.copy() for k, v in buffers.items()} if self.copy else buffers

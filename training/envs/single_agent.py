@@ -2,18 +2,17 @@
 
 :class:`KingdominoSingleAgentEnv` is :class:`kdenv.wrappers.SingleAgentEnv` whose opponents may also be spec
 strings (``"random"``, ``"fg"``, ``"ppo:PATH"``), made by :func:`agents.registry.make_player` and seated at the
-table; without ``opponents`` the learner plays against random players. Importing this module registers it::
+table; without ``opponents`` the learner plays against random players. ``import kdenv`` registers it
+(:mod:`kdenv.registration`), and ``gymnasium.make`` imports this module::
 
-    import gymnasium, training.envs.single_agent
-    env = gymnasium.make("kdenv/Kingdomino-v0", num_players=4, opponents=["fg"] * 3)
+    import gymnasium, kdenv
+    env = gymnasium.make("kdenv/Kingdomino-v0", num_players=4, opponents=["fg"] * 3, observation="flat")
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
-
-import gymnasium
 
 from agents.registry import make_player
 from kdenv.rules import Rules, player_count
@@ -39,7 +38,3 @@ class KingdominoSingleAgentEnv(SingleAgentEnv):
         if isinstance(opponent, str):
             return make_player(opponent, self.num_players, self.aec.rules)
         return super().make_opponent(opponent)
-
-
-if "kdenv/Kingdomino-v0" not in gymnasium.registry:
-    gymnasium.register("kdenv/Kingdomino-v0", entry_point="training.envs.single_agent:KingdominoSingleAgentEnv")

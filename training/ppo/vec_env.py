@@ -4,7 +4,8 @@ process, no subprocess.
 :class:`SB3VecEnv` wraps :class:`training.envs.one_learner.OneLearnerVectorEnv` (keywords are its own). SB3 asks a
 ``VecEnv`` for float32 rewards, done flags, one info dict per env (with ``terminal_observation`` for a
 game that ended: SB3 resets it in the same step, as Gymnasium's ``SAME_STEP`` mode does) and, for
-sb3_contrib, ``env_method("action_masks")``.
+sb3_contrib, ``env_method("action_masks")``. Observations are dicts of arrays, or with ``observation="flat"`` one
+array (for SB3's ``MlpPolicy``).
 """
 
 from __future__ import annotations
@@ -18,22 +19,27 @@ from stable_baselines3.common.vec_env import VecEnv
 from training.envs.one_learner import OneLearnerVectorEnv
 
 
+def row(obs: Any, i: int) -> Any:
+    """Game ``i``'s observation in a batch of them: a dict of arrays, or one array (``observation="flat"``)."""
+    return obs[i] if isinstance(obs, np.ndarray) else {key: value[i] for key, value in obs.items()}
+
+
 class SB3VecEnv(VecEnv):
     """A Stable-Baselines3 ``VecEnv`` of ``num_envs`` games, one learner seat each (see the module docstring)."""
 
     render_mode = None
 
     def __init__(self, num_envs: int, **kwargs: Any) -> None:
-        self.venv = OneLearnerVectorEnv(num_envs, copy=False, **kwargs)
+        self.venv = OneLearnerVectorEnv(num_envs, copy=True, **kwargs)  # SB3 keeps what it is given
         super().__init__(num_envs, self.venv.single_observation_space, self.venv.single_action_space)
         self._actions: np.ndarray | None = None
         self._seed: int | None = None
 
-    def reset(self) -> dict[str, np.ndarray]:
+    def reset(self) -> Any:
         obs, info = self.venv.reset(seed=self._seed)
         self._seed = None
         self.reset_infos = [{"seat": int(seat)} for seat in info["seat"]]
-        return {key: value.copy() for key, value in obs.items()}
+        return obs
 
     def seed(self, seed: int | None = None) -> Sequence[int | None]:
         """Seed the next reset (every game's deal and the compiled opponents)."""
@@ -43,20 +49,19 @@ class SB3VecEnv(VecEnv):
     def step_async(self, actions: np.ndarray) -> None:
         self._actions = np.asarray(actions)
 
-    def step_wait(self) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, list[dict]]:
+    def step_wait(self) -> tuple[Any, np.ndarray, np.ndarray, list[dict]]:
         obs, reward, terminated, truncated, info = self.venv.step(self._actions)
         infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
         for i in np.flatnonzero(terminated).tolist():
             final = info["final_info"]
             infos[i] = {
-                "terminal_observation": {key: value[i] for key, value in info["final_obs"].items()},
+                "terminal_observation": row(info["final_obs"], i),
                 "TimeLimit.truncated": False,
                 "scores": final["scores"][i].tolist(),
                 "placings": final["placings"][i].tolist(),
                 "seat": int(final["seat"][i]),
                 "agents": list(final["agents"][i]),
             }
-        obs = {key: value.copy() for key, value in obs.items()}
         return obs, reward.astype(np.float32), terminated | truncated, infos
 
     def action_masks(self) -> np.ndarray:
