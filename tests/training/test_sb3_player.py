@@ -17,7 +17,6 @@ from agents import make_player
 from agents.checkpoint import CheckpointError
 from agents.sb3_player import SB3Player
 from kdenv.encoding import action_mask
-from kdenv.flat import flatten
 from kdenv.game import OVER, Game
 from kdenv.rules import Rules
 from kdenv.view import PublicView
@@ -63,9 +62,8 @@ def test_sb3_models_play_a_tournament_with_and_without_masks(models, tmp_path):
 
 
 def test_a_dqn_model_on_the_flat_observation_plays_the_best_legal_q_value(tmp_path):
-    flat = gymnasium.spaces.Box(0.0, 1.0, (24 * 9 * 9 + 212,), np.float32)  # the 2-player flat observation's shape
-    env = gymnasium.make("kdenv/Kingdomino-v0", num_players=2, opponents=["random"])
-    model = DQN("MlpPolicy", FlatView(env, flat), learning_starts=10**6, policy_kwargs=SMALL, seed=0)
+    env = gymnasium.make("kdenv/Kingdomino-v0", num_players=2, opponents=["random"], observation="flat")
+    model = DQN("MlpPolicy", env, learning_starts=10**6, policy_kwargs=SMALL, seed=0)
     model.save(tmp_path / "dqn")
     player = make_player(f"sb3:{tmp_path / 'dqn.zip'}", 2)
     assert isinstance(player, SB3Player) and player.observation == "flat"
@@ -75,17 +73,6 @@ def test_a_dqn_model_on_the_flat_observation_plays_the_best_legal_q_value(tmp_pa
     q = model.q_net(model.policy.obs_to_tensor(observation)[0])[0].detach().numpy()
     assert player.act(view) == int(np.flatnonzero(mask)[np.argmax(q[mask == 1])])
     np.testing.assert_array_equal(mask, action_mask(game))
-
-
-class FlatView(gymnasium.ObservationWrapper):
-    """The Gymnasium view with the flat observation's space (enough to build and save a model here)."""
-
-    def __init__(self, env: gymnasium.Env, space: gymnasium.spaces.Box) -> None:
-        super().__init__(env)
-        self.observation_space = space
-
-    def observation(self, observation):
-        return flatten(observation)
 
 
 def test_a_model_of_another_table_or_a_file_of_anything_else_is_refused_in_one_line(models, tmp_path):
