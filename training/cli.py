@@ -18,6 +18,10 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
         "speed benchmarks (engine, env, playouts, vector, train, ray, search, selfplay) and the soak test",
     ),
     "tournament": ("training.tournament_cli", "head-to-head tournaments: ratings, tables, plots, game records"),
+    "evaluate": (
+        "training.evaluate_cli",
+        "measure a player by a named protocol (evaluation.json, a line to cite), compare two, the leaderboard",
+    ),
     "train": ("training.train_cli", "train a MaskablePPO player (vs scripted opponents or a self-play league)"),
     "play": ("agents.play.terminal", "play a game against the agents in the terminal or, with --web, in the browser"),
     "view": ("training.view_cli", "write a static site to look at game records in a browser (no server needed)"),

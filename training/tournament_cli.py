@@ -88,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
     if args.workers is not None and args.workers < 1:
         raise KingdominoError(f"--workers must be at least 1, not {args.workers}")
     tournament = Tournament(agents, players, games, rules, args.seed, out, trace=args.trace)
-    read = _announce(tournament, out)
+    read = announce(tournament, out)
     try:
         results = tournament.run(
             args.workers, progress=not args.no_progress, backend=args.backend, address=args.address
@@ -106,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
     return 1 if tournament.failures or not read else 0
 
 
-def _announce(tournament: Tournament, out: str) -> bool:
+def announce(tournament: Tournament, out: str) -> bool:
     """Print the notes and the schedule; False if nobody reads them (``| head -0``): the games are played and
     written all the same (a reader that leaves later meets the command line's broken-pipe exit)."""
     done = len(tournament.records)

@@ -1,0 +1,166 @@
+"""``kdenv evaluate``'s runs: one agent through a named protocol (:mod:`training.arena.protocols`), played as a
+duplicate-dealt tournament into ``DIR/games.jsonl``, its figures in ``DIR/evaluation.json``.
+
+The figures depend only on the protocol, the spec, the seed and the number of games: the games are scheduled by
+id and summarized in id order, so one worker, many or Ray give the same file (for players whose budget is a
+count: a budget in seconds makes a search's moves depend on the machine's speed).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+
+from kdenv.errors import KingdominoError
+from kdenv.files import read_jsonl, write_atomically
+from training.arena.paired import by_deal, difference
+from training.arena.protocols import Protocol, get_protocol
+from training.arena.stats import AgentResult
+from training.arena.tournament import Tournament
+
+FORMAT = "kdenv-evaluation/1"
+FILE = "evaluation.json"
+
+
+class EvaluationError(KingdominoError):
+    """An ``evaluation.json`` that cannot be read or compared."""
+
+
+def kdenv_version() -> str:
+    """The installed kdenv's version ("unknown" when it runs from a checkout that was never installed)."""
+    try:
+        return version("kdenv")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """What an ``evaluation.json`` holds: the protocol and the agent, then the agent's figures with 95% CIs."""
+
+    protocol: Protocol
+    spec: str
+    seed: int
+    result: AgentResult
+    games: int
+    deals: int
+
+    def to_dict(self) -> dict:
+        a, p = self.result, self.protocol
+        return {
+            "format": FORMAT,
+            "protocol": p.name,
+            "protocol_version": p.version,
+            "spec": self.spec,
+            "seed": self.seed,
+            "players": p.players,
+            "rules": p.rules.to_dict(),
+            "opponents": p.opponents,
+            "games": self.games,
+            "deals": self.deals,
+            "chance": 1 / p.players,
+            "win_rate": a.win_rate,
+            "win_rate_ci": [a.win_low, a.win_high],
+            "margin": a.margin,
+            "margin_ci": [a.margin - a.margin_ci, a.margin + a.margin_ci],
+            "score": a.score,
+            "score_ci": [a.score - a.score_ci, a.score + a.score_ci],
+            "placing": a.placing,
+            "kdenv_version": kdenv_version(),
+        }
+
+    def line(self) -> str:
+        """The one line to cite."""
+        d = self.to_dict()
+        low, high = d["win_rate_ci"]
+        half = (d["margin_ci"][1] - d["margin_ci"][0]) / 2
+        return (
+            f"{self.spec} on {self.protocol.title} (seed {self.seed}, {self.games} games, {self.deals} deals): "
+            f"win rate {d['win_rate']:.1%} [95% CI {low:.1%}, {high:.1%}] (chance {d['chance']:.0%}), "
+            f"margin {d['margin']:+.2f} ± {half:.2f}; kdenv {d['kdenv_version']}"
+        )
+
+
+def default_out(protocol: Protocol, spec: str) -> Path:
+    """``runs/evaluate/PROTOCOL-vN/SPEC`` (the spec made a file name)."""
+    name = spec.replace(os.sep, "_").replace(":", "_").replace("=", "-").replace(",", "_")
+    return Path("runs") / "evaluate" / f"{protocol.name}-v{protocol.version}" / name
+
+
+def evaluation_tournament(protocol: Protocol, spec: str, games: int | None, seed: int, out: Path) -> Tournament:
+    """The protocol's tournament for ``spec`` in ``out`` (resumed from it if it is there)."""
+    return Tournament(
+        protocol.agents(spec), protocol.players, protocol.games if games is None else games, protocol.rules, seed, out
+    )
+
+
+def finish(tournament: Tournament, protocol: Protocol, spec: str, out: Path) -> Evaluation:
+    """The evaluation of a played tournament; writes ``out/evaluation.json`` and the tournament's reports."""
+    results = tournament.results()
+    tournament.write_reports(results)
+    evaluation = Evaluation(protocol, spec, tournament.schedule.seed, results.agent(spec), results.games, results.deals)
+    write_atomically(out / FILE, json.dumps(evaluation.to_dict(), indent=2) + "\n")
+    return evaluation
+
+
+def read(path: str | os.PathLike) -> dict:
+    """An ``evaluation.json`` (or the folder that holds one); a one-line error for anything else."""
+    path = Path(path)
+    if path.is_dir():
+        path = path / FILE
+    try:
+        data = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise EvaluationError(f"{path} does not exist; give an evaluation.json that kdenv evaluate wrote") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise EvaluationError(f"{path} is not an evaluation.json ({type(err).__name__}); give one that kdenv evaluate wrote") from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise EvaluationError(f"{path} is not an evaluation.json of format {FORMAT}; give one that kdenv evaluate wrote")
+    data["path"] = str(path)
+    return data
+
+
+def compare(ours: Path, theirs: str | os.PathLike) -> dict:
+    """The paired difference (ours - theirs) in win rate and margin over the deals both evaluations played, from
+    their ``games.jsonl``; a one-line error when they are not of the same protocol, version and seed."""
+    a, b = read(ours), read(theirs)
+    for key in ("protocol", "protocol_version", "seed"):
+        if a[key] != b[key]:
+            raise EvaluationError(
+                f"cannot compare: {b['path']} has {key} {b[key]!r} where this run has {a[key]!r}; "
+                "a paired comparison needs the same protocol, version and seed (the same deals)"
+            )
+    per_deal = [by_deal(read_jsonl(Path(e["path"]).parent / "games.jsonl"), e["spec"]) for e in (a, b)]
+    return {"protocol": a["protocol"], "ours": a["spec"], "theirs": b["spec"], **difference(*per_deal)}
+
+
+def comparison_line(c: dict) -> str:
+    """The comparison in one line."""
+    low, high = c["win_rate_diff_ci"]
+    m_low, m_high = c["margin_diff_ci"]
+    return (
+        f"{c['ours']} - {c['theirs']} on the same {c['deals']} deals: win rate {c['win_rate_diff']:+.1%} "
+        f"[95% CI {low:+.1%}, {high:+.1%}], margin {c['margin_diff']:+.2f} [95% CI {m_low:+.2f}, {m_high:+.2f}]"
+    )
+
+
+def evaluate(
+    spec: str,
+    protocol: str = "study-4p",
+    games: int | None = None,
+    seed: int = 0,
+    out: str | os.PathLike | None = None,
+    workers: int | None = None,
+    progress: bool = False,
+    backend: str = "local",
+    address: str | None = None,
+) -> Evaluation:
+    """Play (or resume) ``spec``'s evaluation on ``protocol`` and write ``evaluation.json``; returns it."""
+    chosen = get_protocol(protocol)
+    folder = Path(out) if out is not None else default_out(chosen, spec)
+    with evaluation_tournament(chosen, spec, games, seed, folder) as tournament:
+        tournament.run(workers, progress, backend=backend, address=address)
+        return finish(tournament, chosen, spec, folder)

@@ -1,0 +1,135 @@
+"""The leaderboard: every shipped player through every protocol, one evaluation folder each (resumable), and the
+page ``benchmarks/LEADERBOARD.md`` with its picture. Regenerate it with ``kdenv evaluate --leaderboard``."""
+
+from __future__ import annotations
+
+import platform
+from dataclasses import dataclass
+from pathlib import Path
+
+from kdenv.errors import KingdominoError
+from kdenv.files import write_atomically
+from training.arena.evaluation import Evaluation, default_out, evaluate
+from training.arena.protocols import PROTOCOLS
+from training.arena.tournament import check_agents
+
+COMMAND = "kdenv evaluate --leaderboard"
+SEARCH_GAMES = 200  # az's games per protocol: about 2 s a game on one core at 16 simulations
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A shipped player at a fixed budget (a count, so the figures do not depend on the machine's speed)."""
+
+    spec: str
+    what: str
+    games: int | None = None  # None: the protocol's default
+
+
+ENTRIES = (
+    Entry("random", "a uniformly random legal move"),
+    Entry("gprd", "greedy placement, random draft"),
+    Entry("fg", "Full Greedy, the opponents: its row is the mirror match"),
+    Entry("fgt", "Full Greedy with tie-breaks"),
+    Entry("mce:playouts=50", "flat Monte Carlo, 50 playouts a decision"),
+    Entry("az:default,simulations=16", "Gumbel search on the table's network, 16 simulations", SEARCH_GAMES),
+    Entry("ppo:default", "the table's shipped network"),
+    Entry("ppo:v1", "the first 4-player network"),
+    Entry("ppo:tower4p", "4-player network with a value tower"),
+    Entry("ppo:exit4p", "4-player network trained by expert iteration"),
+)
+
+
+def sits(spec: str, protocol: str) -> bool:
+    """Whether ``spec`` can sit at the protocol's table (a network of another table cannot)."""
+    p = PROTOCOLS[protocol]
+    try:
+        check_agents([spec], p.players, p.rules, {})
+    except KingdominoError:
+        return False
+    return True
+
+
+def run_leaderboard(
+    games: int | None, seed: int, out: Path, workers: int | None, progress: bool, page: Path
+) -> dict[tuple[str, str], Evaluation | None]:
+    """Evaluate every entry at every protocol into ``out/PROTOCOL-vN/SPEC`` (finished ones are read back, not
+    played again), then write ``page`` and its picture; ``games`` overrides every entry's."""
+    cells: dict[tuple[str, str], Evaluation | None] = {}
+    todo = [(e, name) for e in ENTRIES for name in PROTOCOLS]
+    for i, (entry, name) in enumerate(todo, 1):
+        if not sits(entry.spec, name):
+            cells[entry.spec, name] = None
+            continue
+        print(f"[{i}/{len(todo)}] {entry.spec} on {PROTOCOLS[name].title}", flush=True)
+        folder = out / default_out(PROTOCOLS[name], entry.spec).relative_to(Path("runs") / "evaluate")
+        n = games if games is not None else entry.games
+        cells[entry.spec, name] = evaluate(entry.spec, name, n, seed, folder, workers, progress)
+    write_page(cells, page, seed, games)
+    return cells
+
+
+def write_page(cells: dict[tuple[str, str], Evaluation | None], page: Path, seed: int, games: int | None) -> None:
+    """The leaderboard as markdown at ``page`` (and ``page`` .png): win rate with its 95% CI, margin, games."""
+    from training.arena.evaluation import kdenv_version
+
+    names = list(PROTOCOLS)
+    head = "| player | " + " | ".join(PROTOCOLS[n].title for n in names) + " |"
+    lines = [
+        "# Leaderboard",
+        "",
+        f"Every shipped player through every protocol of `kdenv evaluate --list`, seed {seed}; made by `{COMMAND}`"
+        + (f" --games {games}" if games is not None else "")
+        + f" (kdenv {kdenv_version()}, Python {platform.python_version()}).",
+        "",
+        "Each cell: the player's win rate (a shared win split) with its 95% CI, clustered by deal; its mean margin",
+        "over the best opponent; and the games. — : the player cannot sit at that table (a network of another).",
+        "Chance: 25% at 4 players, 33% at 3, 50% at 2. Search budgets are counts, so the figures do not depend on",
+        "the machine.",
+        "",
+        head,
+        "|" + "---|" * (len(names) + 1),
+    ]
+    for entry in ENTRIES:
+        row = [_cell(cells.get((entry.spec, n))) for n in names]
+        lines.append(f"| `{entry.spec}` ({entry.what}) | " + " | ".join(row) + " |")
+    lines += ["", "Protocols:", ""]
+    lines += [f"- **{p.title}**: {p.players} players, {p.rules_name}, against {p.players - 1} `{p.opponent}`; {p.description}." for p in PROTOCOLS.values()]
+    lines += ["", f"![win rates]({page.with_suffix('.png').name})", ""]
+    write_atomically(page, "\n".join(lines))
+    _plot(cells, page.with_suffix(".png"))
+
+
+def _cell(e: Evaluation | None) -> str:
+    if e is None:
+        return "—"
+    d = e.to_dict()
+    low, high = d["win_rate_ci"]
+    return f"{d['win_rate']:.1%} [{low:.1%}, {high:.1%}], {d['margin']:+.1f}, {e.games} g"
+
+
+def _plot(cells: dict[tuple[str, str], Evaluation | None], png: Path) -> None:
+    """Win rates with their CIs, one panel a protocol, the chance level dashed."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, len(PROTOCOLS), figsize=(4 * len(PROTOCOLS), 4.5), sharey=True, constrained_layout=True)
+    specs = [entry.spec for entry in ENTRIES]
+    for ax, (name, p) in zip(axes, PROTOCOLS.items(), strict=True):
+        for y, spec in enumerate(specs):
+            e = cells.get((spec, name))
+            if e is None:
+                continue
+            d = e.to_dict()
+            low, high = d["win_rate_ci"]
+            ax.errorbar(d["win_rate"], y, xerr=[[max(0.0, d["win_rate"] - low)], [max(0.0, high - d["win_rate"])]], fmt="o", capsize=3)
+        ax.axvline(1 / p.players, linestyle="--", color="grey")
+        ax.set_xlim(0, 1)
+        ax.set_title(p.title)
+        ax.set_xlabel("win rate (95% CI)")
+    axes[0].set_yticks(range(len(specs)), specs)
+    axes[0].invert_yaxis()
+    fig.savefig(png, format="png", dpi=100)
+    plt.close(fig)

@@ -1,0 +1,85 @@
+"""The named, versioned evaluation protocols of ``kdenv evaluate``: one agent against copies of one opponent at a
+fixed table, so that a figure cited as ``study-4p v1`` means the same games for everyone.
+
+Every protocol but the Mighty Duel plays the study's rules (Middle Kingdom and Harmony), those the shipped
+``ppo:default`` networks were trained under at 2, 3 and 4 players, so that each of them can sit at its table.
+
+A protocol's version changes whenever what it plays changes (table, rules, opponent, seeding): figures of two
+versions are not comparable.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from kdenv.errors import KingdominoError
+from kdenv.rules import STUDY_RULES, Rules
+
+DEFAULT_GAMES = 1000
+
+
+class ProtocolError(KingdominoError):
+    """A protocol name that is not one of :data:`PROTOCOLS`."""
+
+
+@dataclass(frozen=True)
+class Protocol:
+    """One agent against ``players - 1`` copies of ``opponent`` at ``players`` players under ``rules``."""
+
+    name: str
+    version: int
+    players: int
+    rules: Rules
+    opponent: str
+    description: str
+    games: int = DEFAULT_GAMES  # games of a run unless --games says otherwise
+
+    @property
+    def opponents(self) -> list[str]:
+        return [self.opponent] * (self.players - 1)
+
+    def agents(self, spec: str) -> list[str]:
+        """The tournament's agents: ``spec`` first, then the opponents."""
+        return [spec, *self.opponents]
+
+    @property
+    def rules_name(self) -> str:
+        """The rules in words: "standard", "Middle Kingdom + Harmony", "Mighty Duel (7x7)"."""
+        r = self.rules
+        flags = (r.mighty_duel, r.middle_kingdom, r.harmony, r.voluntary_discard)
+        names = ("Mighty Duel (7x7)", "Middle Kingdom", "Harmony", "voluntary discard")
+        return " + ".join(name for name, on in zip(names, flags, strict=True) if on) or "standard"
+
+    @property
+    def title(self) -> str:
+        """``name vN``, as figures of the protocol are cited."""
+        return f"{self.name} v{self.version}"
+
+
+PROTOCOLS: dict[str, Protocol] = {
+    p.name: p
+    for p in (
+        Protocol("study-4p", 1, 4, STUDY_RULES, "fg", "the reference study's table (Gedda et al. 2018)"),
+        Protocol("vs-fg-2p", 1, 2, STUDY_RULES, "fg", "the study's rules at 2 players, 24 of the 48 dominoes"),
+        Protocol("vs-fg-3p", 1, 3, STUDY_RULES, "fg", "the study's rules at 3 players, 36 of the 48 dominoes"),
+        Protocol("mighty-duel", 1, 2, Rules(kingdom_size=7), "fg", "the 2-player variant: 7x7 kingdoms, all 48 dominoes"),
+    )
+}
+
+
+def get_protocol(name: str) -> Protocol:
+    """The protocol called ``name``; a one-line error naming the others."""
+    if name not in PROTOCOLS:
+        raise ProtocolError(f"unknown protocol {name!r}; choose from {', '.join(PROTOCOLS)} (kdenv evaluate --list)")
+    return PROTOCOLS[name]
+
+
+def listing() -> str:
+    """The protocols as a table of text, one a line: name, version, table, rules, opponents, default games and what
+    the table is."""
+    rows = [("protocol", "version", "table", "rules", "opponents", "games", "")]
+    for p in PROTOCOLS.values():
+        table = f"{p.players} players"
+        rows.append((p.name, f"v{p.version}", table, p.rules_name, " ".join(p.opponents), str(p.games), p.description))
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip() for row in rows)

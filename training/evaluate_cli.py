@@ -1,0 +1,104 @@
+"""``kdenv evaluate``: measure one agent by a named, versioned protocol, write ``evaluation.json``, print the line
+to cite; ``--compare`` gives the paired difference with another evaluation on the same deals.
+
+Examples::
+
+    kdenv evaluate --list
+    kdenv evaluate ppo:default --protocol study-4p                 # 1,000 games against three fg
+    kdenv evaluate sb3:model.zip --protocol vs-fg-2p --games 200 --out runs/mine
+    kdenv evaluate mybots:Cautious --protocol vs-fg-2p --compare runs/evaluate/vs-fg-2p-v1/fg/evaluation.json
+    kdenv evaluate --leaderboard                                   # every shipped player at every protocol
+
+Re-running a command with the same ``--out`` resumes it; a larger ``--games`` extends it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from kdenv.errors import KingdominoError
+from kdenv.files import write_atomically
+from training.arena.protocols import PROTOCOLS, get_protocol, listing
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("spec", nargs="?", metavar="SPEC", help="the player to measure (any tournament spec)")
+    parser.add_argument(
+        "--protocol", default="study-4p", metavar="NAME", help=f"{', '.join(PROTOCOLS)} (default study-4p; --list)"
+    )
+    parser.add_argument("--list", action="store_true", help="print the protocols and their versions")
+    parser.add_argument("--games", type=int, metavar="N", help="games, rounded up to whole deals (default 1000)")
+    parser.add_argument("--seed", type=int, default=0, metavar="S", help="seeds the deals and the players (default 0)")
+    parser.add_argument("--out", metavar="DIR", help="output folder (default runs/evaluate/PROTOCOL-vN/SPEC)")
+    parser.add_argument("--workers", type=int, metavar="N", help="worker processes (default: all cores); Ray: at once")
+    parser.add_argument("--backend", choices=["local", "ray"], default="local", help="where the games run")
+    parser.add_argument("--address", metavar="ADDR", help="a running Ray cluster for --backend ray")
+    parser.add_argument(
+        "--compare", metavar="EVALUATION", help="another evaluation.json (or its folder) of the same protocol and seed"
+    )
+    parser.add_argument(
+        "--leaderboard",
+        action="store_true",
+        help="evaluate every shipped player at every protocol and write benchmarks/LEADERBOARD.md (hours)",
+    )
+    parser.add_argument(
+        "--page", default="benchmarks/LEADERBOARD.md", metavar="FILE", help="--leaderboard's page (default %(default)s)"
+    )
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.workers is not None and args.workers < 1:
+        raise KingdominoError(f"--workers must be at least 1, not {args.workers}")
+    if args.list:
+        print(listing())
+        return 0
+    if args.leaderboard:
+        from training.arena.leaderboard import run_leaderboard
+
+        if args.spec or args.compare:
+            raise KingdominoError("--leaderboard evaluates the shipped players: give no SPEC and no --compare")
+        out, page = Path(args.out or "runs/leaderboard"), Path(args.page)
+        run_leaderboard(args.games, args.seed, out, args.workers, not args.no_progress, page)
+        print(f"wrote {page} and {page.with_suffix('.png')}")
+        return 0
+    if not args.spec:
+        raise KingdominoError("give the SPEC to evaluate (e.g. kdenv evaluate fg --protocol vs-fg-2p), or --list")
+    return _evaluate(args)
+
+
+def _evaluate(args: argparse.Namespace) -> int:
+    from training.arena.evaluation import (
+        comparison_line,
+        compare,
+        default_out,
+        evaluation_tournament,
+        finish,
+        read,
+    )
+    from training.tournament_cli import announce
+
+    protocol = get_protocol(args.protocol)
+    if args.compare:
+        read(args.compare)  # a bad file is refused before any game is played
+    out = Path(args.out) if args.out else default_out(protocol, args.spec)
+    with evaluation_tournament(protocol, args.spec, args.games, args.seed, out) as tournament:
+        read_on = announce(tournament, str(out))
+        try:
+            tournament.run(args.workers, not args.no_progress, backend=args.backend, address=args.address)
+        except KeyboardInterrupt:
+            print(f"{len(tournament.records)} games saved in {out}/games.jsonl; run the same command again to resume")
+            raise
+        evaluation = finish(tournament, protocol, args.spec, out)
+        failures = len(tournament.failures)
+    if args.compare:
+        comparison = compare(out, args.compare)
+        write_atomically(out / "comparison.json", json.dumps(comparison, indent=2) + "\n")
+        print(comparison_line(comparison))
+    print(evaluation.line())
+    if failures:
+        print(f"{failures} game(s) failed (see {out}/errors.jsonl); re-run to retry them")
+    print(f"wrote {out}/evaluation.json")
+    return 1 if failures or not read_on else 0
