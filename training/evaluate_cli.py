@@ -71,8 +71,8 @@ def run(args: argparse.Namespace) -> int:
 
 def _evaluate(args: argparse.Namespace) -> int:
     from training.arena.evaluation import (
-        comparison_line,
         compare,
+        comparison_line,
         default_out,
         evaluation_tournament,
         finish,
