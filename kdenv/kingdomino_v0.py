@@ -57,18 +57,18 @@ discards the domino in hand (legal only when it cannot be placed, or with ``volu
 ``4 * F * F + 1 + i`` claims slot i of the next line (lowest number first). With 2 players each player
 owns two kings and may act twice in a row.
 
-Illegal moves: ``raw_env.step`` raises :class:`kdenv.errors.IllegalMoveError` naming the move and the
-reason (outside the space, masked out, or against the rules), leaving the game unchanged; once the game is
-over, ``step(None)`` takes each done agent out (PettingZoo's convention) and any other action raises it too. ``env()``
-follows the classic games' convention, that of ``TerminateIllegalWrapper(illegal_reward=-1)``: an illegal
-move ends the game with -1 for the offender and 0 for the others (the reason is in
-``infos[agent]["illegal_move"]``, and PettingZoo's illegal-move warning is logged); an action outside the space
-(a float, a bool, an array of another shape, an index out of range) raises in both, as AssertOutOfBoundsWrapper
-asserts. An action is an int, a numpy integer or an integer array of one element. It is built into
-``raw_env(illegal_reward=-1)`` rather than stacked as TerminateIllegalWrapper + AssertOutOfBoundsWrapper,
-because every wrapper layer costs microseconds a turn in attribute forwarding; ``env()`` keeps PettingZoo's
-order checks with :class:`DirectOrderEnforcingWrapper`, an ``OrderEnforcingWrapper`` that forwards ``last``,
-``step`` and the per-turn attributes straight to ``raw_env``.
+Illegal moves: ``raw_env.step`` raises :class:`kdenv.errors.IllegalMoveError` naming the move and the reason
+(outside the space, masked out, or against the rules), leaving the game unchanged; once the game is over,
+``step(None)`` takes each done agent out (PettingZoo's convention) and any other action raises it too. ``env()``
+follows the classic games' convention, that of ``TerminateIllegalWrapper(illegal_reward=-1)``: an illegal move ends
+the game with -1 for the offender and 0 for the others (the reason is in ``infos[agent]["illegal_move"]``, and an
+:class:`~kdenv.errors.IllegalMoveWarning` names the action and the seat); an action outside the space (a float, a
+bool, an array of another shape, an index out of range) raises in both, as AssertOutOfBoundsWrapper asserts. An
+action is an int, a numpy integer or an integer array of one element. It is built into
+``raw_env(illegal_reward=-1)`` rather than stacked as TerminateIllegalWrapper + AssertOutOfBoundsWrapper, because
+every wrapper layer costs microseconds a turn in attribute forwarding; ``env()`` keeps PettingZoo's order checks
+with :class:`DirectOrderEnforcingWrapper`, an ``OrderEnforcingWrapper`` that forwards ``last``, ``step`` and the
+per-turn attributes straight to ``raw_env``.
 
 ## Rewards
 
@@ -110,6 +110,7 @@ from __future__ import annotations
 
 import operator
 import random
+import warnings
 from typing import TYPE_CHECKING, Any
 
 import gymnasium
@@ -118,10 +119,9 @@ from gymnasium import spaces
 from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import OrderEnforcingWrapper
-from pettingzoo.utils.env_logger import EnvLogger
 
 from kdenv.encoding import SCORE_SCALE, ObservationEncoder, action_mask
-from kdenv.errors import IllegalMoveError, KingdominoError
+from kdenv.errors import IllegalMoveError, IllegalMoveWarning, KingdominoError
 from kdenv.flat import flat_space, flatten
 from kdenv.game import OVER, PLACE, Game
 from kdenv.render import render_ansi, render_rgb
@@ -331,7 +331,7 @@ class raw_env(AECEnv, EzPickle):
         except IllegalMoveError as err:
             if self.illegal_reward is None:
                 raise
-            self._end_on_illegal_move(agent, err, self.illegal_reward)
+            self._end_on_illegal_move(agent, index, err, self.illegal_reward)
             return
         self._reward(game, agent, player, placing)
         if self.render_mode == "human":
@@ -364,9 +364,15 @@ class raw_env(AECEnv, EzPickle):
         if rewarded:  # (all-zero rewards add nothing)
             self._accumulate_rewards()
 
-    def _end_on_illegal_move(self, agent: str, err: IllegalMoveError, reward: float) -> None:
-        """The classic games' convention: the game ends, the offender gets ``reward``, the others 0."""
-        EnvLogger.warn_on_illegal_move()
+    def _end_on_illegal_move(self, agent: str, action: int, err: IllegalMoveError, reward: float) -> None:
+        """The classic games' convention: the game ends, the offender gets ``reward``, the others 0; an
+        :class:`IllegalMoveWarning` says which move, by whom, and why."""
+        warnings.warn(
+            f"{agent}'s action {action} was an {err}; the game ends with {reward:g} for {agent} "
+            f"(observe({agent!r})['action_mask'] marks the legal actions)",
+            IllegalMoveWarning,
+            stacklevel=4,
+        )
         self._cumulative_rewards[agent] = 0.0
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self.rewards[agent] = float(reward)
