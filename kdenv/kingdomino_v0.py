@@ -120,6 +120,7 @@ from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import OrderEnforcingWrapper
 
+from kdenv.actions import shown
 from kdenv.encoding import SCORE_SCALE, ObservationEncoder, action_mask
 from kdenv.errors import IllegalMoveError, IllegalMoveWarning, KingdominoError
 from kdenv.flat import flat_space, flatten
@@ -323,7 +324,7 @@ class raw_env(AECEnv, EzPickle):
         index = action_index(action, self.num_actions)
         if index is None:  # no action at all, whatever illegal_reward says (as AssertOutOfBoundsWrapper asserts)
             raise IllegalMoveError(
-                f"action {action!r} by {agent} is outside the action space {self._action_space}: "
+                f"action {shown(action)} by {agent} is outside the action space {self._action_space}: "
                 f"give one integer 0..{self.num_actions - 1}"
             )
         try:
@@ -342,7 +343,9 @@ class raw_env(AECEnv, EzPickle):
         other action is an IllegalMoveError saying so, instead of PettingZoo's ValueError."""
         if action is not None or agent not in self.terminations:
             done = "every agent has stepped out" if agent not in self.terminations else f"step(None) for {agent}"
-            raise IllegalMoveError(f"action {action!r} by {agent}: the game is over; {done}, or reset() for a new game")
+            raise IllegalMoveError(
+                f"action {shown(action)} by {agent}: the game is over; {done}, or reset() for a new game"
+            )
         self._was_dead_step(action)
 
     def _reward(self, game: Game, agent: str, player: int, placing: bool) -> None:

@@ -30,6 +30,7 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
+from kdenv.actions import shown
 from kdenv.encoding import action_mask
 from kdenv.errors import IllegalMoveError, KingdominoError
 from kdenv.game import Game
@@ -68,9 +69,8 @@ class _PolicyOpponent:
         action = self.policy(env.observation_of(self.seat), action_mask(env.dealt))
         index = action_index(action, env.num_actions)
         if index is None:
-            shown = action.tolist() if isinstance(action, np.ndarray) else action
             raise KingdominoError(
-                f"opponent {self.spec!r} in seat {self.seat} returned {shown!r}, not an action: "
+                f"opponent {self.spec!r} in seat {self.seat} returned {shown(action)}, not an action: "
                 f"a policy returns one integer of {env.action_space(env.agent_selection)}"
             )
         return index

@@ -60,6 +60,11 @@ def main(argv: list[str] | None = None) -> int:
         except KingdominoError as err:
             print(f"kdenv {args.command}: error: {err}", file=sys.stderr)
             status = 2
+        except MemoryError as err:  # past the memory checks: the machine's limits are not all in MemAvailable
+            said = f" ({str(err).strip().splitlines()[0]})" if str(err).strip() else ""
+            print(f"kdenv {args.command}: error: out of memory{said}; the files written so far are kept: ask for "
+                  "less (fewer envs, workers, games or a smaller network)", file=sys.stderr)  # fmt: skip
+            status = 2
         except KeyboardInterrupt as stop:
             terminated = isinstance(stop, Terminated)
             print(f"kdenv {args.command}: {'terminated' if terminated else 'interrupted'}", file=sys.stderr)

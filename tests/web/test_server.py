@@ -330,3 +330,16 @@ def test_a_get_never_waits_for_a_thinking_agent(tmp_path, monkeypatch):
             fetch(f"{url}api/games/{slow['id']}/moves", slow["legal"][1])
         assert busy.value.code == 409 and "still moving" in json.loads(busy.value.read())["error"]
         mover.join()
+
+
+def test_a_game_forgotten_before_its_end_lets_its_agents_go(tmp_path, monkeypatch):
+    from agents.play.web import server
+
+    closed = []
+    monkeypatch.setattr(FullGreedyPlayer, "close", lambda self: closed.append(self))
+    monkeypatch.setattr(server, "MAX_GAMES", 2)
+    with TestClient(create_app(tmp_path / "records"), base_url=PAGE) as client:
+        first, *_ = [new_game(client) for _ in range(3)]
+        assert len(closed) == 1 and client.get(f"/api/games/{first['id']}").status_code == 404
+        play_out(client, new_game(client))  # a game played to its end lets its agents go at once, and only once
+        assert len(closed) == 3

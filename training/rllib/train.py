@@ -71,6 +71,17 @@ def algorithm_config(config: RLlibConfig) -> Any:
     )
 
 
+def validated(algorithm: Any) -> Any:
+    """``algorithm`` (a PPOConfig) once RLlib's own checks pass, before a run directory or Ray starts; what RLlib
+    refuses is a one-line ConfigError in its words."""
+    try:
+        algorithm.validate()
+    except ValueError as err:
+        reason = str(err).strip().splitlines()[0]
+        raise ConfigError(f"RLlib refuses the config: {reason}; change it under rllib:") from None
+    return algorithm
+
+
 def start_from(algo: Any, path: str) -> None:
     """Load a ppo checkpoint's weights into the learner's module (its policy alone, the value fresh, where its value
     is not PPO's) and hand them to the env runners."""
@@ -114,8 +125,9 @@ def train_rllib(config: RLlibConfig, resume: str | Path | None = None) -> Path:
     # RLlib's notes about its own internals (deprecations inside RLlib, GPU monitoring) are not about this run
     for name in ("ray.rllib", "ray._common.deprecation", "ray.tune"):
         logging.getLogger(name).setLevel(logging.ERROR)
+    algorithm = validated(algorithm_config(config))
     with rllib_run(resume).lock() if resume else RunDirectory.create(config) as run, connected(config.address):
-        algo = algorithm_config(config).build_algo()
+        algo = algorithm.build_algo()
         try:
             if resume:
                 algo.restore_from_path(str((run.path / CHECKPOINT).absolute()))
