@@ -67,11 +67,13 @@ def test_sigterm_stops_as_ctrl_c_does_saying_what_is_saved_and_the_same_command_
     assert kdenv("--agents", "mce:playouts=100", "random", "--games", str(saved), "--out", str(out)) == 0
 
 
-@pytest.mark.parametrize("workers", ["1", "2"])
-def test_sigterm_stops_a_search_that_would_think_for_an_hour_within_seconds(tmp_path, workers):
+@pytest.mark.parametrize(
+    ("spec", "workers"), [("mce:seconds=3600", "1"), ("mce:seconds=3600", "2"), ("az:default,seconds=3600", "1")]
+)
+def test_sigterm_stops_a_search_that_would_think_for_an_hour_within_seconds(tmp_path, spec, workers):
     """As ``timeout 20 kdenv tournament --agents mce:seconds=3600 fg ...`` stops it: in this process, the search
-    sees the signal between its batches of playouts; with workers, they are stopped at once."""
-    command = [sys.executable, "-m", "training.cli", "tournament", "--agents", "mce:seconds=3600", "fg"]
+    sees the signal between its batches of playouts or simulations; with workers, they are stopped at once."""
+    command = [sys.executable, "-m", "training.cli", "tournament", "--agents", spec, "fg"]
     command += ["--players", "2", "--games", "2", "--workers", workers, "--no-progress", "--out", str(tmp_path / "t")]
     root, env = Path(__file__).resolve().parents[2], {**os.environ, "PYTHONUNBUFFERED": "1"}
     with subprocess.Popen(command, cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as run:
