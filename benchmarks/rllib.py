@@ -63,14 +63,15 @@ def main(argv: list[str] | None = None) -> int:
     print(f"against 3 fg, 4 players, study rules; batch {args.batch}, minibatch {args.minibatch}, {args.epochs} "
           f"epochs; RLlib: {args.runners} env runner(s) x {args.envs} games; load {os.getloadavg()[0]:.2f}",
           flush=True)  # fmt: skip
+    n_steps = max(1, args.batch // args.envs)  # SB3 first: after RLlib's learner in this process, it ran 6x slower
+    sb3 = measure("fg", args.seconds, 16, 2, 128, args.envs, n_steps, args.minibatch, args.epochs, 2, gains=True)
+    print(f"SB3 MaskablePPO on the vector env: {sb3['steps/s']:,.0f} learner steps/s", flush=True)
     rates = {}
     with connected(cpus=os.cpu_count()):
         for env in ("vector", "pettingzoo"):
             rates[env] = rllib_rate(env, args)
             print(f"RLlib on the {env} env: {rates[env]:,.0f} learner steps/s", flush=True)
-    n_steps = max(1, args.batch // args.envs)
-    sb3 = measure("fg", args.seconds, 16, 2, 128, args.envs, n_steps, args.minibatch, args.epochs, 2, gains=True)
-    print(f"SB3 MaskablePPO on the vector env: {sb3['steps/s']:,.0f} learner steps/s; load {os.getloadavg()[0]:.2f}")
+    print(f"load {os.getloadavg()[0]:.2f}")
     print(f"rllib(pettingzoo)/sb3 = {rates['pettingzoo'] / sb3['steps/s']:.2f}")
     print(f"rllib/sb3 = {rates['vector'] / sb3['steps/s']:.2f}")
     return 0

@@ -78,3 +78,14 @@ def test_against_compiled_opponents_only_the_learner_s_seat_is_seen():
     ended = play(env, 6, seed=1)
     check_against_the_engine(env, ended, env.learners.records(), gains=False)
     assert all(len({agent for agent, _ in seen}) == 1 for seen, _, _ in ended)
+
+
+def test_a_ppo_checkpoint_opponent_plays_batched_in_the_vector_env():
+    table = {"num_players": 2, "rules": "middle_kingdom,harmony", "gains": True, "opponents": ["ppo:default"]}
+    env = KingdominoVectorEnv(table, 3)
+    ended = play(env, 3, seed=2)
+    records = env.learners.records()
+    check_against_the_engine(env, ended, records, gains=True)
+    for record, (seen, _, _) in zip(records, ended, strict=True):
+        learner = int(seen[0][0][len("player_") :])
+        assert record["agents"][learner] == "learner" and "ppo" in record["agents"][1 - learner]

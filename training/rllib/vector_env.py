@@ -45,11 +45,13 @@ class KingdominoVectorEnv(VectorMultiAgentEnv):
 
     def __init__(self, config: dict[str, Any], num_envs: int) -> None:
         super().__init__()
+        self.learners: OneLearnerVectorEnv | None = None  # (before anything that may fail: close reads it)
         n = int(config.get("num_players", 4))
         rules = Rules.from_names(config.get("rules", ""))
         table = {"reward": config.get("reward", "rank"), "gains": bool(config.get("gains")), **rules.to_dict()}
         opponents = list(config.get("opponents") or [])
-        self.learners = OneLearnerVectorEnv(num_envs, n, opponents=opponents, **table) if opponents else None
+        if opponents:
+            self.learners = OneLearnerVectorEnv(num_envs, n, opponents=opponents, **table)
         self.games = self.learners.env if self.learners else VectorEnv(num_envs, n, **table)
         aec = raw_env(n, **table)
         self.agent_ids = list(aec.possible_agents)
