@@ -23,6 +23,10 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
         "training.evaluate_cli",
         "measure a player by a named protocol (evaluation.json, a line to cite), compare two, the leaderboard",
     ),
+    "benchmark": (
+        "training.benchmark_cli",
+        "learning algorithms compared over seeds and tasks: rliable's IQM, curves, profiles (not speed: bench)",
+    ),
     "train": ("training.train_cli", "train a MaskablePPO player (vs scripted opponents or a self-play league)"),
     "play": ("agents.play.terminal", "play a game against the agents in the terminal or, with --web, in the browser"),
     "view": ("training.view_cli", "write a static site to look at game records in a browser (no server needed)"),

@@ -1,0 +1,1 @@
+"""``kdenv benchmark``: learning algorithms compared over seeds and tasks, with rliable's statistics."""

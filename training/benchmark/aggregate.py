@@ -1,0 +1,138 @@
+"""The field's statistics over learning runs (Agarwal et al., *Deep RL at the Edge of the Statistical Precipice*,
+NeurIPS 2021, through its ``rliable`` library), from a folder of ``kdenv evaluate`` files.
+
+The folder holds one ``evaluation.json`` per algorithm, task (a protocol), seed and step, at
+``DIR/ALGORITHM/TASK/seed-S/step-N/evaluation.json`` (what ``kdenv benchmark`` writes, or ``kdenv evaluate --out``
+by hand). A run's score on a task is its win rate against the protocol's opponents. For each task, and over the
+tasks, :func:`summarize` gives at the last step every algorithm has reached:
+
+- the interquartile mean (IQM) and the mean over runs, with 95% stratified bootstrap CIs;
+- the IQM at every step (the sample-efficiency curve) with its CI band;
+- the performance profile (the share of runs above each win rate);
+- the probability that each algorithm does better than each other.
+
+The bootstrap is seeded, so the same folder gives the same ``summary.json``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+import warnings
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from kdenv.errors import KingdominoError
+from training.arena.evaluation import FILE, read
+
+PLACE = re.compile(r"^seed-(\d+)/step-(\d+)$")
+REPS = 2000  # bootstrap resamples: the CI bounds move by well under a point of win rate between seeds of it
+THRESHOLDS = np.linspace(0.0, 1.0, 41)  # the win rates of the performance profiles
+
+
+class BenchmarkError(KingdominoError):
+    """A folder of evaluations that cannot be summarized."""
+
+
+@dataclass(frozen=True)
+class Point:
+    """One evaluation: an algorithm's run (seed) on a task, at a step."""
+
+    algorithm: str
+    task: str
+    seed: int
+    step: int
+    win_rate: float
+
+
+def collect(folder: Path) -> list[Point]:
+    """Every ``evaluation.json`` under ``folder`` in its place of the layout; a one-line error for a misplaced
+    one, or one whose protocol is not the task its folder names."""
+    points = []
+    for path in sorted(folder.rglob(FILE)):
+        parts = path.relative_to(folder).parts
+        place = PLACE.match("/".join(parts[2:4])) if len(parts) == 5 else None
+        if place is None:
+            raise BenchmarkError(f"{path} is not at ALGORITHM/TASK/seed-S/step-N/{FILE} under {folder}")
+        data = read(path)
+        if data["protocol"] != parts[1]:
+            raise BenchmarkError(f"{path} evaluates protocol {data['protocol']!r}, not its folder's {parts[1]!r}")
+        points.append(Point(parts[0], parts[1], int(place[1]), int(place[2]), float(data["win_rate"])))
+    if not points:
+        raise BenchmarkError(f"no {FILE} under {folder}; run kdenv benchmark, or kdenv evaluate --out into it")
+    return points
+
+
+def summarize(points: list[Point], seed: int = 0) -> dict:
+    """The statistics of the module docstring, as JSON-ready data."""
+    from rliable import library, metrics
+
+    algorithms = sorted({p.algorithm for p in points})
+    tasks = sorted({p.task for p in points})
+    scores: dict[tuple[str, str], dict[int, dict[int, float]]] = defaultdict(dict)  # -> step -> {seed: win rate}
+    for p in points:
+        scores[p.algorithm, p.task].setdefault(p.step, {})[p.seed] = p.win_rate
+    last = min(max(steps) for steps in scores.values())  # the last step every algorithm reached on every task
+
+    def matrix(algorithm: str, chosen: list[str], step: int) -> np.ndarray:
+        """(runs, tasks) win rates at ``step`` (each run's latest evaluation at or before it)."""
+        columns = []
+        for task in chosen:
+            by_step = scores[algorithm, task]
+            reached = max(s for s in by_step if s <= step)
+            columns.append([by_step[reached][s] for s in sorted(by_step[reached])])
+        width = min(len(c) for c in columns)
+        return np.array([c[:width] for c in columns]).T
+
+    def interval(score: dict, func) -> tuple[dict, dict]:
+        with warnings.catch_warnings():  # arch's note that rliable seeds it the old way (a RandomState)
+            warnings.simplefilter("ignore", FutureWarning)
+            return library.get_interval_estimates(score, func, reps=REPS, random_state=np.random.RandomState(seed))
+
+    def aggregates(x: np.ndarray) -> np.ndarray:
+        return np.array([metrics.aggregate_iqm(x), metrics.aggregate_mean(x)])
+
+    summary: dict = {"algorithms": algorithms, "tasks": tasks, "step": last, "by_task": {}, "reps": REPS}
+    for name, chosen in [*((task, [task]) for task in tasks), ("all tasks", tasks)]:
+        final = {a: matrix(a, chosen, last) for a in algorithms}
+        points_, cis = interval(final, aggregates)
+        curves = {}
+        for a in algorithms:
+            steps = set.intersection(*(set(scores[a, t]) for t in chosen))  # where it was evaluated on every task
+            at = {str(s): matrix(a, chosen, s) for s in sorted(steps) if s <= last}
+            iqm, band = interval(at, metrics.aggregate_iqm)
+            curves[a] = {s: _estimate(iqm[s], band[s]) for s in at}
+        profiles, _ = library.create_performance_profile(final, THRESHOLDS)
+        pairs = {f"{x} > {y}": (final[x], final[y]) for x, y in itertools.permutations(algorithms, 2)}
+        better, better_ci = interval(pairs, metrics.probability_of_improvement) if pairs else ({}, {})
+        summary["by_task"][name] = {
+            "runs": {a: int(final[a].shape[0]) for a in algorithms},
+            "iqm": {a: _estimate(points_[a][0], cis[a][:, 0]) for a in algorithms},
+            "mean": {a: _estimate(points_[a][1], cis[a][:, 1]) for a in algorithms},
+            "curve": curves,
+            "profile": {a: [float(v) for v in profiles[a]] for a in algorithms},
+            "probability_of_improvement": {k: _estimate(better[k], better_ci[k]) for k in pairs},
+        }
+    summary["thresholds"] = [float(t) for t in THRESHOLDS]
+    return summary
+
+
+def _estimate(value: float, ci: np.ndarray) -> dict:
+    low, high = np.ravel(ci)
+    return {"value": float(np.ravel(value)[0]), "ci": [float(low), float(high)]}
+
+
+def write_summary(folder: Path, seed: int = 0) -> dict:
+    """``folder/summary.json``, ``folder/ALGORITHMS.md`` and the figures, from the evaluations under ``folder``."""
+    from kdenv.files import write_atomically
+    from training.benchmark.report import plot, to_markdown
+
+    summary = summarize(collect(folder), seed)
+    write_atomically(folder / "summary.json", json.dumps(summary, indent=1) + "\n")
+    figures = plot(summary, folder)
+    write_atomically(folder / "ALGORITHMS.md", to_markdown(summary, figures))
+    return summary

@@ -1,0 +1,92 @@
+"""A summary of learning runs (:mod:`training.benchmark.aggregate`) as pictures and as ``ALGORITHMS.md``."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+from kdenv.files import write_atomically
+
+FIGURES = ("aggregates", "curves", "profiles", "improvement")
+
+
+def plot(summary: dict, folder: Path) -> list[str]:
+    """Four PNGs in ``folder`` (over all tasks): IQM and mean with CIs, IQM against steps with CI bands, the
+    performance profiles, the probability of improvement of each pair; their file names."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    data, algorithms = summary["by_task"]["all tasks"], summary["algorithms"]
+    names = [f"{name}.png" for name in FIGURES]
+    fig, axes = plt.subplots(1, 2, figsize=(9, 0.6 * len(algorithms) + 1.5), sharey=True, constrained_layout=True)
+    for ax, key in zip(axes, ("iqm", "mean"), strict=True):
+        for y, a in enumerate(algorithms):
+            e = data[key][a]
+            ax.errorbar(e["value"], y, xerr=[[e["value"] - e["ci"][0]], [e["ci"][1] - e["value"]]], fmt="o", capsize=3)
+        ax.set_title(f"{key.upper() if key == 'iqm' else 'mean'} win rate (95% CI)")
+        ax.set_xlim(0, 1)
+    axes[0].set_yticks(range(len(algorithms)), algorithms)
+    _save(fig, folder / names[0])
+    fig, ax = plt.subplots(figsize=(6, 4), constrained_layout=True)
+    for a in algorithms:
+        steps = sorted(data["curve"][a], key=int)
+        x = [int(s) for s in steps]
+        ax.plot(x, [data["curve"][a][s]["value"] for s in steps], marker="o", label=a)
+        low, high = ([data["curve"][a][s]["ci"][k] for s in steps] for k in (0, 1))
+        ax.fill_between(x, low, high, alpha=0.2)
+    ax.set_xlabel("learner steps")
+    ax.set_ylabel("IQM win rate")
+    ax.legend()
+    _save(fig, folder / names[1])
+    fig, ax = plt.subplots(figsize=(6, 4), constrained_layout=True)
+    for a in algorithms:
+        ax.plot(summary["thresholds"], data["profile"][a], label=a)
+    ax.set_xlabel("win rate τ")
+    ax.set_ylabel("share of runs with win rate > τ")
+    ax.legend()
+    _save(fig, folder / names[2])
+    pairs = list(data["probability_of_improvement"])
+    fig, ax = plt.subplots(figsize=(6, 0.5 * len(pairs) + 1.5), constrained_layout=True)
+    for y, pair in enumerate(pairs):
+        e = data["probability_of_improvement"][pair]
+        ax.errorbar(e["value"], y, xerr=[[e["value"] - e["ci"][0]], [e["ci"][1] - e["value"]]], fmt="o", capsize=3)
+    ax.axvline(0.5, linestyle="--", color="grey")
+    ax.set_yticks(range(len(pairs)), pairs)
+    ax.set_xlim(0, 1)
+    ax.set_xlabel("P(X > Y), 95% CI")
+    _save(fig, folder / names[3])
+    return names
+
+
+def _save(fig, path: Path) -> None:
+    """``fig`` as a PNG at ``path``, written atomically."""
+    import matplotlib.pyplot as plt
+
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=100)
+    plt.close(fig)
+    write_atomically(path, buffer.getvalue())
+
+
+def to_markdown(summary: dict, figures: list[str]) -> str:
+    """The summary as tables: IQM and mean with CIs per task and over all, and the probabilities of improvement."""
+    lines = ["# Learning algorithms", "", f"At step {summary['step']:,} (the last every algorithm reached); "
+             f"95% stratified bootstrap CIs ({summary['reps']:,} resamples, rliable).", ""]  # fmt: skip
+    for task, data in summary["by_task"].items():
+        lines += [f"## {task}", "", "| algorithm | runs | IQM win rate | mean win rate |", "|---|---|---|---|"]
+        for a in summary["algorithms"]:
+            iqm, mean = data["iqm"][a], data["mean"][a]
+            lines.append(f"| {a} | {data['runs'][a]} | {_text(iqm)} | {_text(mean)} |")
+        if data["probability_of_improvement"]:
+            lines += ["", "| X > Y | P(X > Y) |", "|---|---|"]
+            lines += [f"| {pair} | {_text(e, '.2f')} |" for pair, e in data["probability_of_improvement"].items()]
+        lines.append("")
+    lines += [f"![{name}]({name})" for name in figures]
+    return "\n".join(lines) + "\n"
+
+
+def _text(estimate: dict, form: str = ".1%") -> str:
+    low, high = estimate["ci"]
+    return f"{estimate['value']:{form}} [{low:{form}}, {high:{form}}]"
