@@ -1,31 +1,57 @@
-"""``kdenv benchmark``: learning algorithms compared with rliable's statistics.
+"""``kdenv benchmark``: learning algorithms compared over seeds and tasks, with rliable's statistics.
 
-``kdenv benchmark --summarize DIR`` reads ``DIR/ALGORITHM/TASK/seed-S/step-N/evaluation.json`` (each written by
-``kdenv evaluate --protocol TASK --out ...``) and writes ``DIR/summary.json``, ``DIR/ALGORITHMS.md`` and four
-pictures: IQM and mean win rates with 95% stratified bootstrap CIs, per task and over the tasks, the IQM
-against steps, the performance profiles and the probability of improvement of every pair.
+``kdenv benchmark CONFIG`` runs a grid of (algorithm x task x seed) at a step budget (``configs/benchmark/``):
+each run is evaluated at evenly spaced step counts through a ``kdenv evaluate`` protocol, into
+``DIR/ALGORITHM/TASK/seed-S/step-N/evaluation.json`` (resumable: the same command goes on where it stopped).
+``kdenv benchmark --summarize DIR`` summarizes such a folder, one made by hand with ``kdenv evaluate --out``
+too. Either writes ``DIR/summary.json``, ``DIR/ALGORITHMS.md`` and four pictures: IQM and mean win rates with
+95% stratified bootstrap CIs, per task and over the tasks, the IQM against steps, the performance profiles and
+the probability of improvement of every pair.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from kdenv.errors import KingdominoError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--summarize", metavar="DIR", required=True, help="the folder of evaluations to summarize")
+    parser.add_argument("config", nargs="?", metavar="CONFIG", help="the grid (e.g. configs/benchmark/tiny.yaml)")
+    parser.add_argument("--out", metavar="DIR", help="its folder (default runs/benchmark/NAME)")
+    parser.add_argument("--summarize", metavar="DIR", help="only summarize this folder of evaluations")
+    parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
+                        help="override a key of the grid, e.g. --set steps=20000 (repeatable)")  # fmt: skip
     parser.add_argument("--seed", type=int, default=0, help="seeds the bootstrap (default 0)")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
 def run(args: argparse.Namespace) -> int:
     from training.benchmark.aggregate import write_summary
 
-    folder = Path(args.summarize)
-    if not folder.is_dir():
-        raise KingdominoError(f"{folder} is not a folder of evaluations (ALGORITHM/TASK/seed-S/step-N/evaluation.json)")
-    summary = write_summary(folder, args.seed)
+    if (args.config is None) == (args.summarize is None):
+        raise KingdominoError("give a grid CONFIG to run, or --summarize DIR (one of them)")
+    if args.summarize is not None:
+        folder = Path(args.summarize)
+        if not folder.is_dir():
+            raise KingdominoError(
+                f"{folder} is not a folder of evaluations (ALGORITHM/TASK/seed-S/step-N/evaluation.json)"
+            )
+        summary = write_summary(folder, args.seed)
+    else:
+        from training.benchmark.config import load_grid
+        from training.benchmark.run import run_grid
+        from training.ppo.train import Interrupted
+
+        grid, entries = load_grid(args.config, args.overrides)
+        folder = Path(args.out) if args.out else Path("runs") / "benchmark" / grid.name
+        try:
+            summary = run_grid(grid, entries, folder, not args.no_progress)
+        except Interrupted:  # a trainer stopped by the signal, its checkpoint written
+            print(f"kdenv benchmark: stopped; the same command resumes the grid in {folder}", file=sys.stderr)
+            return 130
     for algorithm in summary["algorithms"]:
         e = summary["by_task"]["all tasks"]["iqm"][algorithm]
         print(f"{algorithm}: IQM win rate {e['value']:.1%} [95% CI {e['ci'][0]:.1%}, {e['ci'][1]:.1%}]")

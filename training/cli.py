@@ -27,7 +27,10 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
         "training.benchmark_cli",
         "learning algorithms compared over seeds and tasks: rliable's IQM, curves, profiles (not speed: bench)",
     ),
-    "train": ("training.train_cli", "train a MaskablePPO player (vs scripted opponents or a self-play league)"),
+    "train": (
+        "training.train_cli",
+        "train a player: MaskablePPO, RLlib's PPO or expert iteration (vs scripted opponents or in self-play)",
+    ),
     "play": ("agents.play.terminal", "play a game against the agents in the terminal or, with --web, in the browser"),
     "view": ("training.view_cli", "write a static site to look at game records in a browser (no server needed)"),
 }

@@ -51,6 +51,14 @@ class Protocol:
         return " + ".join(name for name, on in zip(names, flags, strict=True) if on) or "standard"
 
     @property
+    def rule_names(self) -> str:
+        """The rules as a config's ``env.rules`` names them: ``"middle_kingdom,harmony"``, ``"mighty_duel"``."""
+        r = self.rules
+        flags = (r.kingdom_size == 7, r.middle_kingdom, r.harmony, r.voluntary_discard)
+        names = ("mighty_duel", "middle_kingdom", "harmony", "voluntary_discard")
+        return ",".join(name for name, on in zip(names, flags, strict=True) if on)
+
+    @property
     def title(self) -> str:
         """``name vN``, as figures of the protocol are cited."""
         return f"{self.name} v{self.version}"

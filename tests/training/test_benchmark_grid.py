@@ -1,0 +1,79 @@
+"""``kdenv benchmark CONFIG``: a tiny grid (kdenv's PPO and an outside SB3 script, one task, two seeds) end to end:
+the figures, a resume after an interruption that trains no finished point again, the same summary for the same
+seeds, and one-line errors for a bad grid."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+pytest.importorskip("rliable")
+
+from training.benchmark import run as grid_run
+from training.cli import main
+
+TINY = "tests/helpers/benchmark/tiny.yaml"
+POINTS = 2 * 2 * 2  # algorithms x seeds x points
+
+
+def kdenv(*argv: str) -> int:
+    return main(["benchmark", *argv, "--no-progress"])
+
+
+@pytest.fixture(scope="module")
+def interrupted_then_resumed(tmp_path_factory):
+    """The grid stopped (Ctrl-C) at its third evaluation, then run again; the trainings of the second run."""
+    out = tmp_path_factory.mktemp("resumed")
+    evaluate, trained = grid_run.evaluate, []
+
+    def stop_at_the_third(*args, **kwargs):
+        if len(list(out.rglob("evaluation.json"))) == 2:
+            raise KeyboardInterrupt
+        return evaluate(*args, **kwargs)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(grid_run, "evaluate", stop_at_the_third)
+        assert kdenv(TINY, "--out", str(out)) == 130
+    assert len(list(out.rglob("evaluation.json"))) == 2
+    train_to = grid_run._train_to
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(grid_run, "_train_to", lambda *a: trained.append((a[0].name, a[2], a[3])) or train_to(*a))
+        assert kdenv(TINY, "--out", str(out)) == 0
+    return out, trained
+
+
+def test_a_grid_writes_every_point_and_its_figures(interrupted_then_resumed):
+    out, _ = interrupted_then_resumed
+    assert len(list(out.glob("*/vs-fg-2p/seed-*/step-*/evaluation.json"))) == POINTS
+    for name in ("summary.json", "ALGORITHMS.md", "aggregates.png", "curves.png", "profiles.png", "improvement.png"):
+        assert (out / name).stat().st_size > 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["algorithms"] == ["ppo", "script"] and summary["step"] == 1024
+    assert set(summary["by_task"]["vs-fg-2p"]["curve"]["script"]) == {"512", "1024"}
+
+
+def test_an_interrupted_grid_resumes_without_training_a_finished_point_again(interrupted_then_resumed):
+    _, trained = interrupted_then_resumed
+    assert len(trained) == POINTS - 2 and len(set(trained)) == len(trained)
+
+
+def test_the_same_seeds_give_the_same_summary(interrupted_then_resumed, tmp_path):
+    out, _ = interrupted_then_resumed
+    assert kdenv(TINY, "--out", str(tmp_path)) == 0
+    assert (tmp_path / "summary.json").read_text() == (out / "summary.json").read_text()
+
+
+@pytest.mark.parametrize(
+    ("setting", "message"),
+    [
+        ("stepz=3", "unknown config key 'stepz'"),
+        ("tasks=[study]", "unknown protocol 'study'"),
+        ("points=0", "'points' must be positive"),
+        ("algorithms=[configs/nope.yaml]", "config file 'configs/nope.yaml' not found"),
+    ],
+)
+def test_a_bad_grid_is_one_line_before_any_training(setting, message, tmp_path, capsys):
+    assert kdenv(TINY, "--set", setting, "--out", str(tmp_path / "never")) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1 and not (tmp_path / "never").exists()

@@ -1,0 +1,75 @@
+"""The config of ``kdenv benchmark CONFIG``: a grid of (algorithm x task x seed) at a step budget, and the entries
+it names (``configs/benchmark/``). Unknown keys and bad values are one-line errors naming the dotted key.
+
+An algorithm entry trains either with ``kdenv train`` (``config``: a training config, ``budget``: the key its step
+budget goes in, ``steps_per_unit`` when that key counts iterations) or with a command of one's own (``command``,
+run once per evaluation point with ``{steps}``, ``{seed}``, ``{players}``, ``{rules}`` and ``{work}``, a folder of
+the run's own, filled in; it trains up to ``{steps}`` learner steps, going on from what it left in ``{work}``).
+``player`` is the spec that plays what it trained (``{run}``: the ``kdenv train`` run folder; ``{work}``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import field
+from pathlib import Path
+from typing import Annotated, Any
+
+from pydantic.dataclasses import dataclass
+
+from training.arena.protocols import get_protocol
+from training.ppo.config import POSITIVE, SECTION, ConfigError, Count, read_yaml, validate
+
+
+@dataclass(config=SECTION)
+class Entry:
+    name: str  # its row in the tables
+    what: str = ""  # one line saying what it is
+    config: str | None = None  # a kdenv train config (YAML)
+    set: list[str] = field(default_factory=list)  # key=value overrides of that config
+    budget: str = "ppo.total_timesteps"  # the config key the step budget goes in
+    steps_per_unit: Annotated[Count, POSITIVE] = 1  # learner steps per unit of `budget` (an RLlib iteration: 4000)
+    command: str | None = None  # or a command of one's own (see the module docstring)
+    player: str = "ppo:{run}/last.zip"  # the spec that plays the result
+
+
+@dataclass(config=SECTION)
+class Grid:
+    name: str = "benchmark"
+    algorithms: list[str] = field(default_factory=list)  # entry files (configs/benchmark/*.yaml)
+    tasks: list[str] = field(default_factory=lambda: ["vs-fg-2p"])  # kdenv evaluate protocols
+    seeds: list[int] = field(default_factory=lambda: [0, 1, 2, 3, 4])
+    steps: Annotated[Count, POSITIVE] = 200_000  # each run's learner steps
+    points: Annotated[Count, POSITIVE] = 8  # evaluations, evenly spaced, the last at `steps`
+    games: Annotated[Count, POSITIVE] = 200  # evaluation games a point (whole deals, the protocol's seed 0)
+    workers: Annotated[Count, POSITIVE] = 2  # evaluation processes
+
+    def at(self) -> list[int]:
+        """The step counts evaluated."""
+        return [round(self.steps * k / self.points) for k in range(1, self.points + 1)]
+
+
+def load_grid(path: str | Path, overrides: list[str] | None = None) -> tuple[Grid, list[Entry]]:
+    """The grid of ``path`` and its entries, checked: known protocols, entries that say how they train, a step
+    budget that every evaluation point can split."""
+    grid = validate(read_yaml(path), overrides, Grid)
+    for task in grid.tasks:
+        get_protocol(task)
+    if not grid.algorithms:
+        raise ConfigError(f"config key 'algorithms' of {path} is empty; list entry files (configs/benchmark/)")
+    entries = [load_entry(item) for item in grid.algorithms]
+    names = [e.name for e in entries]
+    if len(set(names)) != len(names):
+        raise ConfigError(f"config key 'algorithms': two entries are named alike ({', '.join(names)})")
+    if grid.steps < grid.points:
+        raise ConfigError(f"config key 'steps': {grid.steps} steps cannot be split into {grid.points} points")
+    return grid, entries
+
+
+def load_entry(path: str) -> Entry:
+    data: Any = read_yaml(path)
+    entry = validate(data, None, Entry)
+    if (entry.config is None) == (entry.command is None):
+        raise ConfigError(f"{path}: give either config (a kdenv train config) or command (one of your own)")
+    if entry.config is not None:
+        read_yaml(entry.config)  # a missing or bad file is told before any run
+    return entry

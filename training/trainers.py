@@ -1,0 +1,66 @@
+"""The three trainers behind one call, chosen by a config's ``backend`` key: ``sb3`` (MaskablePPO, the default),
+``rllib`` (RLlib's PPO) and ``az`` (expert iteration); for ``kdenv train`` and ``kdenv benchmark``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+TRAINERS = ("sb3", "rllib", "az")  # the config key `backend`: what trains (not where games play)
+
+
+def backend_of(data: Any, resume: str | None) -> str:
+    """The config's backend key; with no config, that of the run resumed (an RLlib run has a checkpoint/, an
+    expert-iteration run's config.yaml says backend az)."""
+    if isinstance(data, dict):
+        return str(data.get("backend", "sb3"))
+    if resume is None:
+        return "sb3"
+    if (Path(resume) / "checkpoint").is_dir():
+        return "rllib"
+    return "az" if _saved_backend(Path(resume)) == "az" else "sb3"
+
+
+def _saved_backend(run: Path) -> str | None:
+    """The backend key of a run directory's config.yaml (None when it has none, or cannot be read)."""
+    import yaml
+
+    try:
+        data = yaml.safe_load((run / "config.yaml").read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return None
+    return data.get("backend") if isinstance(data, dict) else None
+
+
+def train(backend: str, data: Any, overrides: list[str], resume: str | None) -> Path:
+    """Train (or, with ``resume``, go on with) a run of ``backend`` from a raw config and ``key=value``
+    overrides; the run directory."""
+    trainer = {"rllib": _train_rllib, "az": _train_az}.get(backend, _train_sb3)
+    return trainer(data, overrides, resume)
+
+
+def _train_sb3(data: Any, overrides: list[str], resume: str | None) -> Path:
+    from training.ppo.config import config_from_dict
+    from training.ppo.train import load_run_config, train
+
+    if data is None and resume is not None:
+        return train(load_run_config(resume, overrides), resume=resume)
+    return train(config_from_dict(data, overrides), resume=resume)
+
+
+def _train_rllib(data: Any, overrides: list[str], resume: str | None) -> Path:
+    from training.rllib.config import rllib_config
+    from training.rllib.train import load_rllib_run_config, train_rllib
+
+    if data is None and resume is not None:
+        return train_rllib(load_rllib_run_config(resume, overrides), resume=resume)
+    return train_rllib(rllib_config(data or {}, overrides), resume=resume)
+
+
+def _train_az(data: Any, overrides: list[str], resume: str | None) -> Path:
+    from training.az.config import az_config
+    from training.az.train import load_az_run_config, train_az
+
+    if data is None and resume is not None:
+        return train_az(load_az_run_config(resume, overrides), resume=resume)
+    return train_az(az_config(data, overrides), resume=resume)
