@@ -1,7 +1,7 @@
 """``kdenv train CONFIG.yaml [--resume RUN_DIR] [--set key=value ...]``: train a player, with MaskablePPO on the
-vector env (``backend: sb3``, the default), with RLlib's PPO (``backend: rllib``, on the vector env or the PettingZoo env;
-``kdenv train --backend rllib`` alone: RLlib's built-in defaults, self-play on a local Ray), or by expert
-iteration, the search teaching the network (``backend: az``)."""
+vector env (``backend: sb3``, the default), with RLlib's PPO (``backend: rllib``, on the vector env or the
+PettingZoo env; ``kdenv train --backend rllib`` alone: RLlib's built-in defaults, self-play on a local Ray), or by
+expert iteration, the search teaching the network (``backend: az``)."""
 
 from __future__ import annotations
 

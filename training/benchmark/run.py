@@ -80,6 +80,7 @@ def _train_to(entry: Entry, protocol: Protocol, seed: int, step: int, work: Path
     if runs:
         run = train(backend_of(None, str(runs[-1])), None, [f"{entry.budget}={units}"], str(runs[-1]))
     else:
+        assert entry.config is not None  # an entry has a config or a command (load_entry)
         data = read_yaml(entry.config)
         table = [f"env.num_players={protocol.players}", f'env.rules="{protocol.rule_names}"']
         where = [f"seed={seed}", f"runs_dir={work}", "name=run", f"{entry.budget}={units}"]
