@@ -110,6 +110,7 @@ from __future__ import annotations
 
 import operator
 import random
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import gymnasium
@@ -359,7 +360,8 @@ class raw_env(AECEnv, EzPickle):
                 raise err
             self._end_on_illegal_move(agent, err, self.illegal_reward)
             return
-        self._reward(agent)
+        self._cumulative_rewards[agent] = 0.0
+        self._moved()
         if self.render_mode == "human":
             self.render()
 
@@ -371,9 +373,16 @@ class raw_env(AECEnv, EzPickle):
             raise IllegalMoveError(f"action {action!r} by {agent}: the game is over; {done}, or reset() for a new game")
         self._was_dead_step(action)
 
-    def _reward(self, agent: str) -> None:
-        """After a legal move: the step's rewards (the core's), then the next agent, or the end of the game."""
-        self._cumulative_rewards[agent] = 0.0
+    def play_compiled(self, kernel: Callable[..., None], *args: Any) -> None:
+        """Let a compiled player make the moves that ``kernel`` makes (see :meth:`SingleGame.play_compiled`), as one
+        step: ``rewards`` are those moves' summed, then the next agent, or the end of the game."""
+        self.core.play_compiled(kernel, *args)
+        self._moved()
+        if self.render_mode == "human":
+            self.render()
+
+    def _moved(self) -> None:
+        """After legal moves: their rewards (the core's), then the next agent, or the end of the game."""
         core = self.core
         over = core.over
         if over or self._dense:

@@ -11,13 +11,14 @@ on (an engine step a decision, which only callers reading it pay for).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from kdenv.batched.batch import observe_all, step_all
 from kdenv.batched.jit import direct, jit
-from kdenv.batched.machine import MADE, games, placings, standings, start_all
+from kdenv.batched.machine import FINISHED, KING, MADE, PHASE, QUEUE, games, placings, standings, start_all
 from kdenv.batched.observe import redraw_rows, seen
 from kdenv.batched.tables import tables
 from kdenv.errors import IllegalMoveError, KingdominoError
@@ -69,6 +70,7 @@ class SingleGame:
     def _bind(self) -> None:
         """The compiled step and observation, for this object's own arrays (not pickled: rebound on load)."""
         g, s, t = self.games, self.seen, self.tables
+        self._bound: dict[Callable, Callable] = {}  # compiled players' kernels, bound by play_compiled
         self._step = direct(step_one, s, g, t, self._actions, self._rows, self._reward_kind, self._paid,
                             self.rewards, self._ended, self._movers, self._board, self._features, self.mask,
                             self._work)  # fmt: skip
@@ -76,7 +78,7 @@ class SingleGame:
                                self._work)  # fmt: skip
 
     def __getstate__(self) -> dict[str, Any]:
-        return {k: v for k, v in self.__dict__.items() if k not in ("_step", "_observe")}
+        return {k: v for k, v in self.__dict__.items() if k not in ("_step", "_observe", "_bound")}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
@@ -105,6 +107,28 @@ class SingleGame:
         self.observed = self.mover = mover
         self.over = mover < 0
         return True
+
+    def play_compiled(self, kernel: Callable[..., None], *args: Any) -> None:
+        """Let a compiled player move, called as ``kernel(seen, games, tables, rows, reward_kind, paid, rewards, ended,
+        *args)`` (as :meth:`kdenv.vector.VectorEnv.play_compiled` calls it, e.g. ``agents.batched_policies.advance``),
+        ``rewards`` summing its moves' (from zero); then observe the next mover. ``args`` keep their types."""
+        call = (self.seen, self.games, self.tables, self._rows, self._reward_kind, self._paid, self.rewards,
+                self._ended, *args)  # fmt: skip
+        bound = self._bound.get(kernel)
+        if bound is None:
+            bound = self._bound[kernel] = direct(kernel, *call)
+        g = self.games
+        made = int(g.counters[0, MADE])
+        self.rewards[0], self._ended[0] = 0.0, False
+        bound(*call)
+        self.over = bool(g.counters[0, PHASE] == FINISHED)
+        self.mover = -1 if self.over else int(g.draft[0, QUEUE, g.counters[0, KING]])
+        if self._engine is not None:
+            for player, action, _ in g.moves[0, made : g.counters[0, MADE]].tolist():
+                self._engine.step(action, player)
+        self.observed = -1
+        if not self.over:
+            self.observe(self.mover)
 
     def observe(self, seat: int) -> np.ndarray:
         """The buffer holding the game seen by ``seat`` (the observation, flat), written now unless it holds it."""
