@@ -1,9 +1,13 @@
 """
 # Kingdomino
 
-A PettingZoo AEC environment for Kingdomino (2-4 players, official variants), on top of the exact
-engine in :mod:`kdenv.game`. Each step is one decision of the acting king; the draft decides who acts
-next, so ``agent_selection`` follows the kings on the lines, not a round-robin.
+A PettingZoo AEC environment for Kingdomino (2-4 players, official variants). Each step is one decision of the
+acting king; the draft decides who acts next, so ``agent_selection`` follows the kings on the lines, not a
+round-robin. The game steps on the compiled core (:mod:`kdenv.batched.single`: the vector env's kernels on one
+game), value for value the exact engine of :mod:`kdenv.game` and the encoder of :mod:`kdenv.encoding`, which stay
+the readable reference (``tests/conformance`` plays them side by side); ``env.unwrapped.game`` is the engine's
+:class:`~kdenv.game.Game` of the game in play, re-played from the deal when first read in a game and stepped along
+from then on (reading it costs an engine step a decision; changing it changes nothing in the env).
 
 | Creation           | `from kdenv import kingdomino_v0; kingdomino_v0.env(num_players=4)`                |
 |--------------------|------------------------------------------------------------------------------------|
@@ -94,7 +98,7 @@ observation the property score each legal placement and each next-line domino wo
 
 ``copy.deepcopy(env)`` and ``pickle`` keep everything, mid-game included (the game, the agent to act, the
 rewards so far), so a search can clone the env and play on the copy; ``env.unwrapped.game.clone()`` copies
-the game alone, faster.
+the engine's game alone.
 
 ## Game record
 
