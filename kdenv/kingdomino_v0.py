@@ -285,7 +285,7 @@ class raw_env(AECEnv, EzPickle):
         if options and "deck" in options:
             king_order = list(options["king_order"])
             game = Game.from_deck(self.num_players, self.rules, list(options["deck"]), king_order, seed)  # checked
-            self.core.deal(game.deck + game.removed, king_order, seed)
+            self.core.deal(game.drawn + game.deck + game.removed, king_order, seed)
         else:
             self.core.deal(*shuffled_deal(self.num_players, self.rules, game_seed), game_seed)
         self._dealt = True
