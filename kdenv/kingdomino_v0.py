@@ -125,7 +125,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import OrderEnforcingWrapper
 from pettingzoo.utils.env_logger import EnvLogger
 
-from kdenv.batched.single import SingleGame
+from kdenv.batched.single import SingleGame, step_one
 from kdenv.encoding import SCORE_SCALE, ObservationEncoder
 from kdenv.errors import IllegalMoveError, KingdominoError
 from kdenv.flat import flat_space
@@ -348,6 +348,11 @@ class raw_env(AECEnv, EzPickle):
         return self.core.mask[0].copy() if not self.core.over else np.zeros(self.num_actions, np.int8)
 
     def step(self, action: Any) -> None:
+        self.step_with(action, step_one)
+
+    def step_with(self, action: Any, kernel: Callable[..., int], *args: Any) -> None:
+        """``step(action)`` made by a compiled ``kernel`` that may play more moves after it, as one step (rewards
+        summed), e.g. the replies of compiled opponents (see :meth:`SingleGame.play`)."""
         agent = self.agent_selection
         if agent not in self.terminations or self.terminations[agent] or self.truncations[agent]:
             self._step_out(action, agent)
@@ -358,7 +363,7 @@ class raw_env(AECEnv, EzPickle):
                 f"action {action!r} by {agent} is outside the action space {self._action_space}: "
                 f"give one integer 0..{self.num_actions - 1}"
             )
-        if not self.core.play(index):
+        if not self.core.play(index, kernel, *args):
             err = self.core.reason(index)  # the engine's reason; the game is unchanged
             if self.illegal_reward is None:
                 raise err

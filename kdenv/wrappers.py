@@ -174,7 +174,7 @@ class SingleAgentEnv(gymnasium.Env):
         """Play the learner's action, then the opponents'; the reward is the learner's own."""
         aec = self.aec
         learner = aec.possible_agents[self.learner]
-        aec.step(action)  # IllegalMoveError if illegal_reward is None
+        self._step_learner(action)  # IllegalMoveError if illegal_reward is None
         reward = aec.rewards[learner]
         if aec.terminations[learner] and not aec.core.over:  # ended by an illegal move
             obs, info = self._observe()
@@ -183,6 +183,10 @@ class SingleAgentEnv(gymnasium.Env):
         reward += self._play_opponents()
         obs, info = self._observe()
         return obs, float(reward), aec.core.over, False, info
+
+    def _step_learner(self, action: Any) -> None:
+        """Play the learner's action (subclasses may let opponents reply in the same call)."""
+        self.aec.step(action)
 
     def _play_opponents(self) -> float:
         """Let opponents act until the learner must act or the game ends; the learner's reward meanwhile."""

@@ -70,7 +70,7 @@ class SingleGame:
     def _bind(self) -> None:
         """The compiled step and observation, for this object's own arrays (not pickled: rebound on load)."""
         g, s, t = self.games, self.seen, self.tables
-        self._bound: dict[Callable, Callable] = {}  # compiled players' kernels, bound by play_compiled
+        self._bound: dict[Callable, Callable] = {}  # other kernels (play's and play_compiled's), bound when first used
         self._step = direct(step_one, s, g, t, self._actions, self._rows, self._reward_kind, self._paid,
                             self.rewards, self._ended, self._movers, self._board, self._features, self.mask,
                             self._work)  # fmt: skip
@@ -93,20 +93,37 @@ class SingleGame:
         self._paid[0], self.observed, self.mover, self.over = 0, -1, king_order[0], False
         self.observe(self.mover)
 
-    def play(self, action: int) -> bool:
+    def play(self, action: int, kernel: Callable[..., int] = step_one, *args: Any) -> bool:
         """Play ``action`` (an index of the action space) if the mask allows it, then observe the next mover;
-        False, with nothing changed, if it does not."""
+        False, with nothing changed, if it does not. ``kernel`` makes the step: :func:`step_one`, or one called as it
+        is with ``args`` after its own that plays more (the replies of compiled opponents: ``agents.learner_turn``)
+        and returns as it does; ``args`` keep their types."""
         self._actions[0] = action
-        mover = self._step(self.seen, self.games, self.tables, self._actions, self._rows, self._reward_kind,
-                           self._paid, self.rewards, self._ended, self._movers, self._board, self._features,
-                           self.mask, self._work)  # fmt: skip
+        call = (self.seen, self.games, self.tables, self._actions, self._rows, self._reward_kind, self._paid,
+                self.rewards, self._ended, self._movers, self._board, self._features, self.mask, self._work,
+                *args)  # fmt: skip
+        made = int(self.games.counters[0, MADE]) if self._engine is not None else 0
+        mover = (self._step if kernel is step_one else self._bound_to(kernel, call))(*call)
         if mover == REFUSED:
             return False
         if self._engine is not None:
-            self._engine.step(action, self.mover)
+            self._follow(made)
         self.observed = self.mover = mover
         self.over = mover < 0
         return True
+
+    def _bound_to(self, kernel: Callable, call: tuple) -> Callable:
+        """``kernel`` compiled for the types of ``call``, once."""
+        bound = self._bound.get(kernel)
+        if bound is None:
+            bound = self._bound[kernel] = direct(kernel, *call)
+        return bound
+
+    def _follow(self, made: int) -> None:
+        """Step the engine's game along with the moves from the ``made``-th on."""
+        assert self._engine is not None
+        for player, action, _ in self.games.moves[0, made : self.games.counters[0, MADE]].tolist():
+            self._engine.step(action, player)
 
     def play_compiled(self, kernel: Callable[..., None], *args: Any) -> None:
         """Let a compiled player move, called as ``kernel(seen, games, tables, rows, reward_kind, paid, rewards, ended,
@@ -114,18 +131,14 @@ class SingleGame:
         ``rewards`` summing its moves' (from zero); then observe the next mover. ``args`` keep their types."""
         call = (self.seen, self.games, self.tables, self._rows, self._reward_kind, self._paid, self.rewards,
                 self._ended, *args)  # fmt: skip
-        bound = self._bound.get(kernel)
-        if bound is None:
-            bound = self._bound[kernel] = direct(kernel, *call)
         g = self.games
         made = int(g.counters[0, MADE])
         self.rewards[0], self._ended[0] = 0.0, False
-        bound(*call)
+        self._bound_to(kernel, call)(*call)
         self.over = bool(g.counters[0, PHASE] == FINISHED)
         self.mover = -1 if self.over else int(g.draft[0, QUEUE, g.counters[0, KING]])
         if self._engine is not None:
-            for player, action, _ in g.moves[0, made : g.counters[0, MADE]].tolist():
-                self._engine.step(action, player)
+            self._follow(made)
         self.observed = -1
         if not self.over:
             self.observe(self.mover)

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from agents.batched_policies import Policy, advance, workspace
+from agents.learner_turn import learner_turn
 from agents.registry import make_player
 from kdenv.batched.rng import draw_states
 from kdenv.rules import Rules, player_count
@@ -57,6 +58,13 @@ class KingdominoSingleAgentEnv(SingleAgentEnv):
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[Any, dict]:
         self._seated = False
         return super().reset(seed=seed, options=options)
+
+    def _step_learner(self, action: Any) -> None:
+        """The learner's action and, with compiled opponents, their replies in the same compiled call."""
+        if self._codes is None:
+            super()._step_learner(action)
+        else:
+            self.aec.step_with(action, learner_turn, self._seats, self._plans, self._waiting, self._work, self._draws)
 
     def _play_opponents(self) -> float:
         """Compiled opponents move in one call of the core (seated at a game's first call); others as in the view."""
