@@ -36,7 +36,7 @@ import numpy as np
 from agents.az_search import Clock, Evaluate, Evaluation, Others, Result, Rollout, Root, Search, Settings
 from agents.base import Player
 from agents.evaluator import Evaluator, Values
-from agents.options import Bound, ClockName, Key
+from agents.options import CONSTANT, COUNT, SECONDS, SEED, Bound, ClockName, Key
 from agents.playout import Snapshot
 from agents.ppo_player import PPOOptions, PPOPlayer
 from agents.search import Budget
@@ -53,24 +53,25 @@ class AZOptions:
     """``az``'s options (see the module docstring)."""
 
     path: str = "default"
-    simulations: int | None = None
-    seconds: float | None = None
+    simulations: Annotated[int, COUNT] | None = None
+    seconds: Annotated[float, SECONDS] | None = None
     clock: ClockName = "wall"
     root: Root = SEARCH.root  # the search's constants default to its own (Settings)
-    considered: Annotated[int, Bound(1, least=True)] = SEARCH.considered
-    c: Annotated[float, Bound(least=True)] = SEARCH.c_puct
-    c_visit: Annotated[float, Bound(least=True)] = SEARCH.c_visit
-    c_scale: float = SEARCH.c_scale
+    considered: Annotated[int, Bound(1, least=True, high=1024)] = SEARCH.considered
+    c: Annotated[float, CONSTANT] = SEARCH.c_puct
+    c_visit: Annotated[float, CONSTANT] = SEARCH.c_visit
+    c_scale: Annotated[float, Bound(high=1000)] = SEARCH.c_scale
     values: Values | None = None
-    batch: Annotated[int, Bound(1, least=True)] = SEARCH.batch
+    batch: Annotated[int, Bound(1, least=True, high=4096)] = SEARCH.batch
     rollout: Rollout = SEARCH.rollout
     mix: Annotated[float, Bound(least=True, high=1)] = SEARCH.mix  # the rollout's share of a leaf's value
-    lines: Annotated[int, Bound(least=True)] = SEARCH.lines  # the lines drawn a chance node keeps (0: all)
+    # the lines drawn a chance node keeps (0: all)
+    lines: Annotated[int, Bound(least=True, high=COUNT.high)] = SEARCH.lines
     others: Others = SEARCH.others  # the other seats in the tree: searched (max^n), or moved by a policy
     evaluation: Annotated[Evaluation | None, Key("eval")] = None  # a finished game's worth: rank or r (None: see
     # the module docstring)
     sample: bool = SEARCH.sample
-    seed: Annotated[int, Bound(least=True)] | None = None
+    seed: Annotated[int, SEED] | None = None
 
 
 class AZPlayer(Player):

@@ -34,7 +34,7 @@ class MCEOptions(SearchOptions):
     """``mce``'s options: those of every search player, how playouts are shared out and how many candidates."""
 
     select: Literal["halving", "even"] = "halving"
-    width: Annotated[int, Bound(least=True)] = DEFAULT_WIDTH
+    width: Annotated[int, Bound(least=True, high=1024)] = DEFAULT_WIDTH
 
 
 class MonteCarloPlayer(SearchPlayer):

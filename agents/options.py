@@ -2,15 +2,16 @@
 
 A player class with options names its dataclass ``Options`` and takes an instance of it; each field's type says
 how its text is read: ``str``, ``bool`` (true/false, 1/0, yes/no), ``int`` or ``float`` within a :class:`Bound`
-(``Annotated[int, Bound(1, least=True)]``; none given: above 0), a ``Literal`` of choices, ``X | None`` (None: not
-given). A field whose spec key differs from its name says so (``Annotated[str, Key("eval")]``). Bad text is a
-one-line ValueError, which the registry turns into a PlayerSpecError.
+(``Annotated[int, Bound(1, least=True)]``; none given: above 0 and at most :data:`LARGEST`), a ``Literal`` of
+choices, ``X | None`` (None: not given). Every number is finite and bounded above, so that no option can ask for a
+search that never ends: a thinking budget is at most an hour (:data:`SECONDS`) or a million playouts or simulations
+(:data:`COUNT`) a decision. A field whose spec key differs from its name says so (``Annotated[str, Key("eval")]``).
+Bad text is a one-line ValueError, which the registry turns into a PlayerSpecError.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import math
 import types
 import typing
 from collections.abc import Callable, Mapping
@@ -21,13 +22,22 @@ T = TypeVar("T")
 ClockName = Literal["wall", "cpu"]  # a thinking budget's clock: wall time, or this process's CPU time
 
 
+LARGEST = 1e9  # the most any number option takes unless its Bound says otherwise
+
+
 @dataclass(frozen=True)
 class Bound:
-    """A number option's range: above ``low`` (or at least it, with ``least``), at most ``high``."""
+    """A number option's range: above ``low`` (or at least it, with ``least``), at most ``high`` (finite)."""
 
     low: float = 0.0
     least: bool = False
-    high: float = math.inf
+    high: float = LARGEST
+
+
+SECONDS = Bound(high=3600)  # a thinking budget in seconds: an hour a decision at most
+COUNT = Bound(high=1_000_000)  # playouts or simulations a decision: under an hour at the compiled playouts' speed
+CONSTANT = Bound(least=True, high=1000)  # a search's exploration constants and scales
+SEED = Bound(least=True, high=2**63 - 1)  # what numpy's generators take
 
 
 @dataclass(frozen=True)
@@ -107,15 +117,15 @@ def flag(name: str, value: str) -> bool:
 
 
 def number(name: str, value: str, kind: Callable[[str], float] = float, minimum: float = 0.0, least: bool = False,
-           high: float = math.inf) -> float:  # fmt: skip
+           high: float = LARGEST) -> float:  # fmt: skip
     """``value`` read as ``kind`` (float or int), above ``minimum`` (or at least it, with ``least``) and at most
     ``high``, else a one-line ValueError."""
     try:
         read = kind(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise ValueError(f"{name}={value!r} is not a{'n integer' if kind is int else ' number'}") from None
     if not (read > minimum or (least and read == minimum)):  # also refuses nan
         raise ValueError(f"{name}={value!r} must be {'at least' if least else 'greater than'} {minimum:g}")
-    if read > high:
+    if read > high:  # infinity too: every Bound's high is finite unless a caller asks for none
         raise ValueError(f"{name}={value!r} must be at most {high:g}")
     return read

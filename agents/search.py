@@ -15,7 +15,7 @@ from typing import Annotated
 
 from agents.base import Player
 from agents.greedy import FullGreedy, study_masks
-from agents.options import ClockName, Key
+from agents.options import COUNT, SECONDS, ClockName, Key
 from agents.playout import Evaluation, PlayoutPolicy
 from kdenv.actions import discard_action, pick_action
 from kdenv.game import PICK, PLACE
@@ -44,8 +44,8 @@ class SearchOptions:
 
     policy: PlayoutPolicy = "fg"
     evaluation: Annotated[Evaluation, Key("eval")] = "r"
-    seconds: float | None = None
-    playouts: int | None = None
+    seconds: Annotated[float, SECONDS] | None = None
+    playouts: Annotated[int, COUNT] | None = None
     prune: bool = True
     clock: ClockName = "wall"
 

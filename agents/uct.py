@@ -21,7 +21,7 @@ import math
 from dataclasses import dataclass
 from typing import Annotated
 
-from agents.options import Bound
+from agents.options import CONSTANT
 from agents.playout import Playouts
 from agents.search import SearchOptions, SearchPlayer
 from agents.trace import move_text, top
@@ -56,7 +56,7 @@ class Node:
 class UCTOptions(SearchOptions):
     """``uct``'s options: those of every search player and UCB1's exploration constant."""
 
-    c: Annotated[float, Bound(least=True)] = EXPLORATION
+    c: Annotated[float, CONSTANT] = EXPLORATION
 
 
 class UCTPlayer(SearchPlayer):

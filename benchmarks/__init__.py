@@ -14,6 +14,7 @@ BENCHMARKS: dict[str, tuple[str, str]] = {
     "decisions": ("decisions", "not a speed: players' moves at the same positions, judged by fg playouts"),
     "vector": ("vector", "the vector env and the learner's view, against the AEC env"),
     "train": ("train", "MaskablePPO learner steps/s on the vector env, and where time goes"),
+    "rllib": ("rllib", "RLlib's learner steps/s on the vector and PettingZoo envs, against SB3's on the vector env"),
     "ray": ("ray_tournament", "tournament games/s on Ray against the local backend"),
     "soak": ("soak", "not a speed: random decisions in every set-up through both envs, every game checked"),
     "selfplay": ("selfplay", "expert iteration: searched self-play decisions/s, learner samples/s, backends"),

@@ -73,6 +73,12 @@ class Move(NamedTuple):
         return "discard" if self.kind == "discard" else f"pick slot {self.slot}"
 
 
+def shown(action: object) -> str:
+    """An action as errors name it: its repr on one line (an array's spans several), cut past 60 characters."""
+    text = " ".join(repr(action).split())
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 def decode(action: int, size: int = 5) -> Move:
     """Turn an action integer into a :class:`Move`; raises ValueError outside the space."""
     width, centre = 2 * size - 1, size - 1
@@ -81,7 +87,7 @@ def decode(action: int, size: int = 5) -> Move:
         try:
             action = int(action)
         except (TypeError, ValueError):
-            raise ValueError(f"action {action!r} is not an integer") from None
+            raise ValueError(f"action {shown(action)} is not an integer") from None
     if 0 <= action < discard:
         cell, d = divmod(action, 4)
         fr, fc = divmod(cell, width)

@@ -73,8 +73,8 @@ from gymnasium import spaces
 from kdenv.actions import MAX_LINE, discard_action, num_actions
 from kdenv.frame import frame
 from kdenv.game import OVER, PICK, PLACE
-from kdenv.kingdom import HALVES, Kingdom
-from kdenv.rules import Rules
+from kdenv.kingdom import HALVES, Kingdom, max_score
+from kdenv.rules import HARMONY_BONUS, MIDDLE_KINGDOM_BONUS, Rules
 from kdenv.tiles import MAX_CROWNS, NUM_DOMINOES, NUM_TERRAINS
 
 PLANES_PER_KINGDOM = 10
@@ -137,14 +137,21 @@ def feature_layout(num_players: int, gains: bool = False) -> dict[str, slice]:
 
 
 def observation_space(num_players: int, kingdom_size: int = 5, gains: bool = False) -> spaces.Dict:
-    """The space of one observation: ``board`` (C, F, F) and ``features`` (V,), float32."""
-    width = frame(kingdom_size).width
-    high = np.ones((num_planes(num_players, gains), width, width), np.float32)
-    high[num_planes(num_players) :] = np.inf  # the gain planes
+    """The space of one observation: ``board`` (C, F, F) and ``features`` (V,), float32, every bound finite: 1,
+    but for the scores (:func:`~kdenv.kingdom.max_score` and the variants' bonuses, / 100) and the gains
+    (``max_score`` / 10), which normalizing wrappers and SuperSuit read."""
+    width, gain = frame(kingdom_size).width, max_score(kingdom_size) / GAIN_SCALE
+    board = np.ones((num_planes(num_players, gains), width, width), np.float32)
+    board[num_planes(num_players) :] = gain  # the gain planes
+    features = np.ones(num_features(num_players, gains), np.float32)
+    layout = feature_layout(num_players, gains)
+    features[layout["scores"]] = (max_score(kingdom_size) + MIDDLE_KINGDOM_BONUS + HARMONY_BONUS) / SCORE_SCALE
+    if gains:
+        features[layout["gains"]] = gain
     return spaces.Dict(
         {
-            "board": spaces.Box(np.zeros_like(high), high, dtype=np.float32),
-            "features": spaces.Box(0.0, np.inf, (num_features(num_players, gains),), np.float32),
+            "board": spaces.Box(np.zeros_like(board), board, dtype=np.float32),
+            "features": spaces.Box(np.zeros_like(features), features, dtype=np.float32),
         }
     )
 

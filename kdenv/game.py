@@ -12,7 +12,7 @@ import random
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from kdenv.actions import decode, discard_action
+from kdenv.actions import decode, discard_action, shown
 from kdenv.errors import IllegalMoveError, KingdominoError
 from kdenv.kingdom import Kingdom, Property, placement_actions
 from kdenv.rules import HARMONY_BONUS, MIDDLE_KINGDOM_BONUS, Rules
@@ -216,7 +216,7 @@ class Game:
         try:
             move = str(decode(action, self.rules.kingdom_size))
         except ValueError as err:
-            raise IllegalMoveError(f"illegal action {action!r} by player {self.current_player}: {err}") from None
+            raise IllegalMoveError(f"illegal action {shown(action)} by player {self.current_player}: {err}") from None
         held = f" with domino #{self.held_domino}" if self.phase == PLACE else ""
         raise IllegalMoveError(f"illegal move {move}{held} by player {self.current_player}: {reason}")
 
@@ -320,7 +320,7 @@ def _as_action(action) -> int:
     try:
         return operator.index(action)
     except TypeError:
-        raise IllegalMoveError(f"action {action!r} is not an integer") from None
+        raise IllegalMoveError(f"action {shown(action)} is not an integer") from None
 
 
 def shuffled_deal(num_players: int, rules: Rules, seed: int | None) -> tuple[list[int], list[int]]:

@@ -61,18 +61,18 @@ discards the domino in hand (legal only when it cannot be placed, or with ``volu
 ``4 * F * F + 1 + i`` claims slot i of the next line (lowest number first). With 2 players each player
 owns two kings and may act twice in a row.
 
-Illegal moves: ``raw_env.step`` raises :class:`kdenv.errors.IllegalMoveError` naming the move and the
-reason (outside the space, masked out, or against the rules), leaving the game unchanged; once the game is
-over, ``step(None)`` takes each done agent out (PettingZoo's convention) and any other action raises it too. ``env()``
-follows the classic games' convention, that of ``TerminateIllegalWrapper(illegal_reward=-1)``: an illegal
-move ends the game with -1 for the offender and 0 for the others (the reason is in
-``infos[agent]["illegal_move"]``, and PettingZoo's illegal-move warning is logged); an action outside the space
-(a float, a bool, an array of another shape, an index out of range) raises in both, as AssertOutOfBoundsWrapper
-asserts. An action is an int, a numpy integer or an integer array of one element. It is built into
-``raw_env(illegal_reward=-1)`` rather than stacked as TerminateIllegalWrapper + AssertOutOfBoundsWrapper,
-because every wrapper layer costs microseconds a turn in attribute forwarding; ``env()`` keeps PettingZoo's
-order checks with :class:`DirectOrderEnforcingWrapper`, an ``OrderEnforcingWrapper`` that forwards ``last``,
-``step`` and the per-turn attributes straight to ``raw_env``.
+Illegal moves: ``raw_env.step`` raises :class:`kdenv.errors.IllegalMoveError` naming the move and the reason
+(outside the space, masked out, or against the rules), leaving the game unchanged; once the game is over,
+``step(None)`` takes each done agent out (PettingZoo's convention) and any other action raises it too. ``env()``
+follows the classic games' convention, that of ``TerminateIllegalWrapper(illegal_reward=-1)``: an illegal move ends
+the game with -1 for the offender and 0 for the others (the reason is in ``infos[agent]["illegal_move"]``, and an
+:class:`~kdenv.errors.IllegalMoveWarning` names the action and the seat); an action outside the space (a float, a
+bool, an array of another shape, an index out of range) raises in both, as AssertOutOfBoundsWrapper asserts. An
+action is an int, a numpy integer or an integer array of one element. It is built into
+``raw_env(illegal_reward=-1)`` rather than stacked as TerminateIllegalWrapper + AssertOutOfBoundsWrapper, because
+every wrapper layer costs microseconds a turn in attribute forwarding; ``env()`` keeps PettingZoo's order checks
+with :class:`DirectOrderEnforcingWrapper`, an ``OrderEnforcingWrapper`` that forwards ``last``, ``step`` and the
+per-turn attributes straight to ``raw_env``.
 
 ## Rewards
 
@@ -114,6 +114,7 @@ from __future__ import annotations
 
 import operator
 import random
+import warnings
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -123,11 +124,11 @@ from gymnasium import spaces
 from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import OrderEnforcingWrapper
-from pettingzoo.utils.env_logger import EnvLogger
 
+from kdenv.actions import shown
 from kdenv.batched.single import SingleGame, step_one
 from kdenv.encoding import SCORE_SCALE, ObservationEncoder
-from kdenv.errors import IllegalMoveError, KingdominoError
+from kdenv.errors import IllegalMoveError, IllegalMoveWarning, KingdominoError
 from kdenv.flat import flat_space
 from kdenv.game import Game, shuffled_deal
 from kdenv.render import render_ansi, render_rgb
@@ -347,12 +348,10 @@ class raw_env(AECEnv, EzPickle):
         """The legal actions of the decision now (int8; all zero once the game is over), a copy."""
         return self.core.mask[0].copy() if not self.core.over else np.zeros(self.num_actions, np.int8)
 
-    def step(self, action: Any) -> None:
-        self.step_with(action, step_one)
-
-    def step_with(self, action: Any, kernel: Callable[..., int], *args: Any) -> None:
-        """``step(action)`` made by a compiled ``kernel`` that may play more moves after it, as one step (rewards
-        summed), e.g. the replies of compiled opponents (see :meth:`SingleGame.play`)."""
+    def step(self, action: Any, kernel: Callable[..., int] = step_one, *args: Any) -> None:
+        """Play ``action`` for the agent to act. ``kernel`` (with ``args``) makes the step on the core: the default
+        plays that one move; another may play more moves after it, as one step (their rewards summed), e.g. the
+        replies of compiled opponents (see :meth:`SingleGame.play`)."""
         agent = self.agent_selection
         if agent not in self.terminations or self.terminations[agent] or self.truncations[agent]:
             self._step_out(action, agent)
@@ -360,14 +359,14 @@ class raw_env(AECEnv, EzPickle):
         index = action_index(action, self.num_actions)
         if index is None:  # no action at all, whatever illegal_reward says (as AssertOutOfBoundsWrapper asserts)
             raise IllegalMoveError(
-                f"action {action!r} by {agent} is outside the action space {self._action_space}: "
+                f"action {shown(action)} by {agent} is outside the action space {self._action_space}: "
                 f"give one integer 0..{self.num_actions - 1}"
             )
         if not self.core.play(index, kernel, *args):
             err = self.core.reason(index)  # the engine's reason; the game is unchanged
             if self.illegal_reward is None:
                 raise err
-            self._end_on_illegal_move(agent, err, self.illegal_reward)
+            self._end_on_illegal_move(agent, index, err, self.illegal_reward)
             return
         self._cumulative_rewards[agent] = 0.0
         self._moved()
@@ -379,7 +378,9 @@ class raw_env(AECEnv, EzPickle):
         other action is an IllegalMoveError saying so, instead of PettingZoo's ValueError."""
         if action is not None or agent not in self.terminations:
             done = "every agent has stepped out" if agent not in self.terminations else f"step(None) for {agent}"
-            raise IllegalMoveError(f"action {action!r} by {agent}: the game is over; {done}, or reset() for a new game")
+            raise IllegalMoveError(
+                f"action {shown(action)} by {agent}: the game is over; {done}, or reset() for a new game"
+            )
         self._was_dead_step(action)
 
     def play_compiled(self, kernel: Callable[..., None], *args: Any) -> None:
@@ -405,9 +406,15 @@ class raw_env(AECEnv, EzPickle):
         else:
             self.agent_selection = self.possible_agents[core.mover]
 
-    def _end_on_illegal_move(self, agent: str, err: IllegalMoveError, reward: float) -> None:
-        """The classic games' convention: the game ends, the offender gets ``reward``, the others 0."""
-        EnvLogger.warn_on_illegal_move()
+    def _end_on_illegal_move(self, agent: str, action: int, err: IllegalMoveError, reward: float) -> None:
+        """The classic games' convention: the game ends, the offender gets ``reward``, the others 0; an
+        :class:`IllegalMoveWarning` says which move, by whom, and why."""
+        warnings.warn(
+            f"{agent}'s action {action} was an {err}; the game ends with {reward:g} for {agent} "
+            f"(observe({agent!r})['action_mask'] marks the legal actions)",
+            IllegalMoveWarning,
+            stacklevel=4,
+        )
         self._cumulative_rewards[agent] = 0.0
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self.rewards[agent] = float(reward)

@@ -30,6 +30,7 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
+from kdenv.actions import shown
 from kdenv.errors import IllegalMoveError, KingdominoError
 from kdenv.game import Game
 from kdenv.kingdomino_v0 import action_index, raw_env
@@ -68,9 +69,8 @@ class _PolicyOpponent:
         action = self.policy(env.observation_of(self.seat), env.action_mask())
         index = action_index(action, env.num_actions)
         if index is None:
-            shown = action.tolist() if isinstance(action, np.ndarray) else action
             raise KingdominoError(
-                f"opponent {self.spec!r} in seat {self.seat} returned {shown!r}, not an action: "
+                f"opponent {self.spec!r} in seat {self.seat} returned {shown(action)}, not an action: "
                 f"a policy returns one integer of {env.action_space(env.agent_selection)}"
             )
         return index

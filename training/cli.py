@@ -9,6 +9,7 @@ import signal
 import sys
 
 from kdenv.errors import KingdominoError
+from training.streams import guarded
 
 # subcommand -> (module, one-line help). Each module has add_arguments(parser) and run(args) -> int.
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
@@ -38,11 +39,6 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def stdout_gone() -> None:
-    """Its reader went away (``| head``): send what is left of stdout to /dev/null, as Python's docs advise."""
-    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-
-
 class Terminated(KeyboardInterrupt):
     """SIGTERM, met as Ctrl-C is (a tournament says what it saved, a lock is let go), not as a sudden death."""
 
@@ -58,23 +54,24 @@ def main(argv: list[str] | None = None) -> int:
         sys.path.append(os.getcwd())
     args = build_parser().parse_args(argv)
     previous = signal.signal(signal.SIGTERM, _terminate)  # a trainer puts its own while it learns
-    try:
-        status = int(importlib.import_module(args.command_module).run(args) or 0)
-        if sys.stdout is not None:
-            sys.stdout.flush()  # a closed pipe shows here, not as a message at exit
-        return status
-    except BrokenPipeError:
-        stdout_gone()
-        return 1  # Python's own exit status on a broken pipe
-    except KingdominoError as err:
-        print(f"kdenv {args.command}: error: {err}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt as stop:
-        terminated = isinstance(stop, Terminated)
-        print(f"kdenv {args.command}: {'terminated' if terminated else 'interrupted'}", file=sys.stderr)
-        return 128 + (signal.SIGTERM if terminated else signal.SIGINT)
-    finally:
-        signal.signal(signal.SIGTERM, previous)
+    with guarded() as streams:  # a reader that goes away (| head) loses the printing, never the files
+        try:
+            status = int(importlib.import_module(args.command_module).run(args) or 0)
+        except KingdominoError as err:
+            print(f"kdenv {args.command}: error: {err}", file=sys.stderr)
+            status = 2
+        except MemoryError as err:  # past the memory checks: the machine's limits are not all in MemAvailable
+            said = f" ({str(err).strip().splitlines()[0]})" if str(err).strip() else ""
+            print(f"kdenv {args.command}: error: out of memory{said}; the files written so far are kept: ask for "
+                  "less (fewer envs, workers, games or a smaller network)", file=sys.stderr)  # fmt: skip
+            status = 2
+        except KeyboardInterrupt as stop:
+            terminated = isinstance(stop, Terminated)
+            print(f"kdenv {args.command}: {'terminated' if terminated else 'interrupted'}", file=sys.stderr)
+            status = 128 + (signal.SIGTERM if terminated else signal.SIGINT)
+        finally:
+            signal.signal(signal.SIGTERM, previous)
+    return status or int(any(stream.broken for stream in streams))  # 1: Python's own status on a broken pipe
 
 
 if __name__ == "__main__":

@@ -71,8 +71,8 @@ def run(args: argparse.Namespace) -> int:
 
 def _evaluate(args: argparse.Namespace) -> int:
     from training.arena.evaluation import (
-        comparison_line,
         compare,
+        comparison_line,
         default_out,
         evaluation_tournament,
         finish,
@@ -85,7 +85,7 @@ def _evaluate(args: argparse.Namespace) -> int:
         read(args.compare)  # a bad file is refused before any game is played
     out = Path(args.out) if args.out else default_out(protocol, args.spec)
     with evaluation_tournament(protocol, args.spec, args.games, args.seed, out) as tournament:
-        read_on = announce(tournament, str(out))
+        announce(tournament, str(out))
         try:
             tournament.run(args.workers, not args.no_progress, backend=args.backend, address=args.address)
         except KeyboardInterrupt:
@@ -101,4 +101,4 @@ def _evaluate(args: argparse.Namespace) -> int:
     if failures:
         print(f"{failures} game(s) failed (see {out}/errors.jsonl); re-run to retry them")
     print(f"wrote {out}/evaluation.json")
-    return 1 if failures or not read_on else 0
+    return 1 if failures else 0

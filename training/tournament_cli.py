@@ -88,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
     if args.workers is not None and args.workers < 1:
         raise KingdominoError(f"--workers must be at least 1, not {args.workers}")
     tournament = Tournament(agents, players, games, rules, args.seed, out, trace=args.trace)
-    read = announce(tournament, out)
+    announce(tournament, out)
     try:
         results = tournament.run(
             args.workers, progress=not args.no_progress, backend=args.backend, address=args.address
@@ -103,23 +103,16 @@ def run(args: argparse.Namespace) -> int:
     if tournament.failures:
         print(f"{len(tournament.failures)} game(s) failed (see {out}/errors.jsonl); re-run to retry them")
     print("wrote " + ", ".join(str(p) for p in [out + "/games.jsonl", *paths]))
-    return 1 if tournament.failures or not read else 0
+    return 1 if tournament.failures else 0
 
 
-def announce(tournament: Tournament, out: str) -> bool:
-    """Print the notes and the schedule; False if nobody reads them (``| head -0``): the games are played and
-    written all the same (a reader that leaves later meets the command line's broken-pipe exit)."""
+def announce(tournament: Tournament, out: str) -> None:
+    """Print the notes and the schedule (a reader that goes away meets the command line's guarded streams: the
+    games are played and written all the same)."""
     done = len(tournament.records)
-    try:
-        for note in tournament.notes:
-            print(note)
-        print(tournament.schedule.describe() + (f"; {done} already in {out}/games.jsonl" if done else ""))
-    except BrokenPipeError:
-        from training.cli import stdout_gone
-
-        stdout_gone()
-        return False
-    return True
+    for note in tournament.notes:
+        print(note)
+    print(tournament.schedule.describe() + (f"; {done} already in {out}/games.jsonl" if done else ""))
 
 
 def _settings(args: argparse.Namespace) -> tuple[list[str], int, int, Rules, str]:

@@ -1,10 +1,10 @@
 """``jit``: numba's ``njit(cache=True)`` with a cache that knows which files a compiled function depends on.
 
 Numba checks its on-disk cache against the source file of each function only, so machine code that
-inlined a helper from another file outlives a change to that file. Every file that compiles through
-``jit`` is registered in import order, and the cache of a function is stamped with the contents of its
-own file and of every compiled file imported before it (the files it can call into). A change to any of
-them recompiles what depends on it, and nothing else.
+inlined a helper from another file, or froze one of its constants, outlives a change to that file. The cache
+of a function is stamped instead with the contents of its own file and of every file of its packages that it
+imports, directly or through others (:func:`depends`, read from the import statements): a change to any of
+them recompiles what depends on it, and nothing else, whatever order two processes import them in.
 
 Numba has no public hook for this: the locators go first in its private list ``CacheImpl._locator_classes``.
 What that patch assumes is checked at import, and a numba that breaks it stops the import with one line
@@ -13,8 +13,11 @@ What that patch assumes is checked at import, and a numba that breaks it stops t
 
 from __future__ import annotations
 
+import ast
+import functools
 import hashlib
 import os
+import sys
 
 import numba
 from numba.core.caching import CacheImpl, InTreeCacheLocator, UserProvidedCacheLocator, UserWideCacheLocator
@@ -24,11 +27,47 @@ from kdenv.errors import KingdominoError
 _SOURCES: list[str] = []  # compiled source files, in the order they were first seen
 
 
+def _package_root(path: str) -> str:
+    """The folder of the top-level package that holds ``path`` (``.../kdenv`` for ``.../kdenv/batched/grid.py``)."""
+    folder = os.path.dirname(path)
+    while os.path.exists(os.path.join(os.path.dirname(folder), "__init__.py")):
+        folder = os.path.dirname(folder)
+    return folder
+
+
+def _imported_files(path: str) -> set[str]:
+    """The files of the (already imported) modules that ``path``'s absolute import statements name."""
+    names: list[str] = []
+    with open(path, "rb") as handle:
+        tree = ast.parse(handle.read())
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names += [node.module, *(f"{node.module}.{alias.name}" for alias in node.names)]
+        elif isinstance(node, ast.Import):
+            names += [alias.name for alias in node.names]
+    files = (getattr(sys.modules.get(name), "__file__", None) for name in names)
+    return {os.path.abspath(f) for f in files if f}
+
+
+@functools.lru_cache
+def depends(py_file: str) -> tuple[str, ...]:
+    """``py_file`` and the files it imports from its own packages' folders, directly or not, sorted: what its
+    compiled functions may call or read a constant from."""
+    roots = {_package_root(source) + os.sep for source in _SOURCES}
+    seen, todo = {os.path.abspath(py_file)}, [os.path.abspath(py_file)]
+    while todo:
+        for found in _imported_files(todo.pop()) - seen:
+            if any(found.startswith(root) for root in roots):
+                seen.add(found)
+                todo.append(found)
+    return tuple(sorted(seen))
+
+
 def _stamp(py_file: str) -> str:
-    """A hash of ``py_file`` and of the compiled files registered before it."""
-    path = os.path.abspath(py_file)
+    """A hash of the files that ``py_file`` depends on (:func:`depends`)."""
     digest = hashlib.sha256()
-    for source in _SOURCES[: _SOURCES.index(path) + 1]:
+    for source in depends(os.path.abspath(py_file)):
+        digest.update(source.encode() + b"\0")
         with open(source, "rb") as handle:
             digest.update(handle.read())
     return digest.hexdigest()

@@ -12,7 +12,7 @@ from agents import PlayerSpecError, make_player
 from agents.az import AZOptions, Rollout
 from agents.az_search import ROLLOUTS
 from agents.mce import MCEOptions
-from agents.options import Bound, Key, read, read_options
+from agents.options import COUNT, LARGEST, SECONDS, Bound, Key, fields, read, read_options
 from agents.registry import PLAYERS
 
 
@@ -86,3 +86,37 @@ def test_an_optional_type_is_read_whether_annotated_inside_or_around():
         with pytest.raises(ValueError, match="k='c' is not one of a, b"):
             read("k", "c", hint)
     assert read("n", "3", typing.Annotated[int | None, Bound(1, least=True)]) == 3
+
+
+def numeric_options() -> list[tuple[type, str, typing.Any]]:
+    """(options class, spec key, type) of every number option of every registered player."""
+    found = []
+    for kind in (c.Options for c in player_classes() if c.Options):
+        for key, (_, hint, _) in fields(kind).items():
+            text = str(hint)
+            if "int" in text or "float" in text:
+                found.append((kind, key, hint))
+    return found
+
+
+@pytest.mark.parametrize(("kind", "key", "hint"), numeric_options(), ids=lambda x: getattr(x, "__name__", str(x)))
+def test_every_number_option_is_finite_and_bounded_and_says_its_bound(kind, key, hint):
+    for text in ("inf", "-inf", "nan", "1e308", "1" + "0" * 400):
+        with pytest.raises(ValueError, match=rf"^{key}='[^']*' (must be|is not)") as info:
+            read(key, text, hint)
+        assert "\n" not in str(info.value)
+    with pytest.raises(ValueError, match=r"must be at most [0-9e+.]+$"):  # the bound said
+        read(key, "9" * 20, hint)  # a whole number, past every bound
+
+
+def test_the_search_budgets_end_within_an_hour_a_decision():
+    assert SECONDS.high == 3600 and COUNT.high == 1_000_000 and float("inf") > LARGEST
+    for spec, message in [
+        ("az:default,c=inf", "c='inf' must be at most 1000"),
+        ("mce:seconds=1e308", "seconds='1e308' must be at most 3600"),
+        ("uct:playouts=2000000", "playouts='2000000' must be at most 1e+06"),
+        ("az:default,simulations=1e7", "simulations='1e7' is not an integer"),
+    ]:
+        with pytest.raises(PlayerSpecError, match=message.replace("+", r"\+")):
+            make_player(spec)
+    assert make_player("mce:seconds=3600").budget.seconds == 3600  # an hour is still a budget

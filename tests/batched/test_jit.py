@@ -45,6 +45,33 @@ def test_a_changed_helper_in_another_file_reaches_its_cached_callers(tmp_path):
     assert run(package, call) == "30"
 
 
+def test_a_changed_constant_in_a_plain_file_reaches_the_compiled_code_that_froze_it(tmp_path):
+    package = tmp_path / "frozen"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "rules.py").write_text("BONUS = 1\n")
+    (package / "score.py").write_text(
+        "from frozen.rules import BONUS\nfrom kdenv.batched.jit import jit\n\n\n@jit\ndef bonus():\n    return BONUS\n"
+    )
+    call = "from frozen.score import bonus; print(bonus())"
+    assert run(package, call) == "1" and run(package, call) == "1"
+    (package / "rules.py").write_text("BONUS = 5\n")  # numba froze 1 into the cached machine code
+    assert run(package, call) == "5"
+
+
+def test_two_processes_that_import_in_another_order_share_the_cache(tmp_path):
+    """The stamp of a file depends on what it imports, not on what this process happened to import first."""
+    package = tmp_path / "order"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    for name in ("first", "second"):
+        (package / f"{name}.py").write_text(
+            f"from kdenv.batched.jit import jit\n\n\n@jit\ndef {name}():\n    return 1\n"
+        )
+    stamp = "import os; from kdenv.batched.jit import _stamp; print(_stamp(os.path.abspath('order/second.py')))"
+    assert run(package, f"import order.first, order.second; {stamp}") == run(package, f"import order.second; {stamp}")
+
+
 @pytest.mark.parametrize(
     ("change", "environment", "message"),
     [

@@ -11,7 +11,7 @@ from pettingzoo.test import api_test, render_test, seed_test
 from pettingzoo.utils import OrderEnforcingWrapper
 
 import kdenv
-from kdenv.errors import IllegalMoveError, KingdominoError
+from kdenv.errors import IllegalMoveError, IllegalMoveWarning, KingdominoError
 from kdenv.game import Game
 from kdenv.kingdomino_v0 import env, raw_env
 from kdenv.replay import replay_record
@@ -170,7 +170,10 @@ def test_env_ends_the_game_on_an_illegal_move_like_the_classic_games() -> None:
     aec = env(num_players=3)
     aec.reset(seed=2)
     offender = aec.agent_selection
-    aec.step(0)  # placing during the set-up picks
+    said = f"{offender}'s action 0 was an illegal move place .* time to pick .*; the game ends with -1 for {offender}"
+    with pytest.warns(IllegalMoveWarning, match=said) as warned:
+        aec.step(0)  # placing during the set-up picks
+    assert len(warned) == 1  # once, not again at every later step
     assert all(aec.terminations.values())
     assert aec.rewards[offender] == -1 and sum(aec.rewards.values()) == -1
     assert "time to pick" in aec.infos[offender]["illegal_move"]

@@ -9,7 +9,7 @@ from gymnasium.utils.env_checker import check_env
 
 from agents.random_player import RandomPlayer
 from kdenv.encoding import ObservationEncoder
-from kdenv.errors import IllegalMoveError, KingdominoError
+from kdenv.errors import IllegalMoveError, IllegalMoveWarning, KingdominoError
 from kdenv.replay import replay_record
 from kdenv.rules import STUDY_RULES, Rules
 from training.envs.single_agent import KingdominoSingleAgentEnv
@@ -127,7 +127,8 @@ def test_illegal_learner_move_ends_the_episode_or_raises() -> None:
     env = KingdominoSingleAgentEnv(4, seat=0)
     env.reset(seed=0)
     illegal = int(np.flatnonzero(~env.action_masks())[0])
-    _, reward, terminated, _, info = env.step(illegal)
+    with pytest.warns(IllegalMoveWarning, match=f"player_0's action {illegal} was an illegal move"):
+        _, reward, terminated, _, info = env.step(illegal)
     assert reward == -1 and terminated and "illegal move" in info["illegal_move"]
     strict = KingdominoSingleAgentEnv(4, seat=0, illegal_reward=None)
     strict.reset(seed=0)

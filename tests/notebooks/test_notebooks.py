@@ -28,7 +28,7 @@ def this_interpreter(tmp_path, monkeypatch) -> str:
 
 
 def test_the_notebooks_are_there():
-    assert {path.name for path in NOTEBOOKS} >= {"quickstart.ipynb", "analysis.ipynb"}
+    assert {path.name for path in NOTEBOOKS} >= {"quickstart.ipynb", "analysis.ipynb", "sb3_recipe.ipynb", "own_player.ipynb"}
 
 
 @pytest.mark.slow

@@ -1,4 +1,5 @@
-"""RLlib's PPO on the PettingZoo env: a few iterations with masks, resume, and the result as an rllib: player."""
+"""RLlib's PPO on the vector env (and the PettingZoo env): a few iterations with masks, resume, and the result as an
+rllib: player."""
 
 import json
 
@@ -81,6 +82,8 @@ def test_an_rllib_player_of_another_table_or_path_is_a_one_line_error(trained, t
         (["rllib.opponents=[fg, fg]"], "lists 2 players; give 1"),
         (["rllib.opponents=[nobody]"], "unknown opponent 'nobody'"),
         (["rllib.lr=-1"], "'rllib.lr' must be positive"),
+        (["rllib.opponents=[mce]"], "'mce' cannot play in the vector env .*set rllib.env: pettingzoo"),
+        (["rllib.env=gym"], "'rllib.env'"),
     ],
 )
 def test_bad_rllib_configs_are_one_line_errors(changes, message):
@@ -177,3 +180,15 @@ def test_an_rllib_run_exports_as_a_ppo_checkpoint_that_plays_its_moves(trained, 
         a, b = ours.logits(view, game.current_player), theirs.logits(view, game.current_player)
         np.testing.assert_allclose(a[legal], b[legal], rtol=1e-4, atol=1e-4)
         game.step(int(rng.choice(legal)))
+
+
+def test_the_pettingzoo_path_trains_against_any_player(local_ray, tmp_path):
+    """``rllib.env: pettingzoo`` steps the AEC env one game at a time, so an opponent the vector env cannot play
+    (a search) sits there."""
+    config = rllib_config(
+        {**TINY, "runs_dir": str(tmp_path), "eval": {"games": 0}},
+        ["rllib.env=pettingzoo", "rllib.opponents=[mce:playouts=2]", "rllib.iterations=1", "rllib.envs_per_runner=1"],
+    )
+    run = train_rllib(config)
+    (metrics,) = lines(run / "metrics.jsonl")
+    assert metrics["iteration"] == 1 and metrics["step"] >= TINY["rllib"]["train_batch_size"]

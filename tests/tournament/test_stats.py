@@ -5,6 +5,7 @@ import math
 import pytest
 
 from training.arena.ratings import competition_ranks, rate_games
+from training.arena.report import MIN_DEALS, head_to_head_note, head_to_head_rows, to_markdown
 from training.arena.stats import clustered_mean, summarize, t95, wilson
 
 
@@ -74,6 +75,27 @@ def test_the_head_to_head_interval_is_clustered_by_deal():
     assert results.head_to_head_ci["x"]["y"] == pytest.approx(t95(3) * math.sqrt(0.625 / 3) / 2)
     fixed = summarize([record(i, i, ["x", "y"], [9, 1], [0], [0, 1]) for i in range(5)])
     assert fixed.head_to_head["x"]["y"] == 1.0 and fixed.head_to_head_ci["x"]["y"] == 0.0
+
+
+def test_the_head_to_head_table_keeps_its_intervals_within_0_and_100_and_says_when_deals_are_too_few():
+    """x ahead in 3 deals of 4 (1, 1, 1, 0): 75% with a t interval at 3 degrees of freedom far past 100%."""
+
+    def deals(n):
+        return [record(i, i, ["x", "y"], [9, 1], [0], [0, 1] if i % 4 < 3 else [1, 0]) for i in range(n)]
+
+    wide = summarize(deals(MIN_DEALS + 3))
+    assert wide.head_to_head["x"]["y"] + wide.head_to_head_ci["x"]["y"] > 1  # the interval itself goes past 100%
+    (x_row,) = [row for row in head_to_head_rows(wide) if row[0] == "x"]
+    share, half = wide.head_to_head["x"]["y"], wide.head_to_head_ci["x"]["y"]
+    assert x_row[2] == f"{share:.0%} [{share - half:.0%}, 100%]"
+    assert "with its 95% CI" in head_to_head_note(wide)
+    few = summarize(deals(2))
+    assert [row[1:] for row in head_to_head_rows(few)] == [("-", "100%"), ("0%", "-")]
+    assert "2 deal(s) are too few for a 95% CI (at least 5)" in head_to_head_note(few)
+    settings = {"agents": ["x", "y"], "players": 2, "rules": {"kingdom_size": 5}, "seed": 0}
+    assert (
+        "too few for a 95% CI" in to_markdown(few, settings, "duplicate deals") and "±" not in head_to_head_rows(few)[0]
+    )
 
 
 def test_ratings_reward_the_agent_that_keeps_placing_first():

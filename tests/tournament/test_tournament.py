@@ -198,3 +198,44 @@ def test_a_refused_run_writes_nothing_so_the_right_command_still_resumes(tmp_pat
     assert not (first / "tournament.json").exists()
     again = Tournament(["random", "gprd"], players=2, games=4, out=first)
     assert len(again.records) == 4 and not again.pending
+
+
+@pytest.mark.parametrize(
+    "line",
+    ['{"tournament": "t"}', "[1, 2]", '"text"', '{"tournament": {"game_id": [0]}}', '{"tournament": {"game_id": "0"}}'],
+)
+def test_a_line_that_is_no_game_record_is_a_one_line_error_and_changes_nothing(tmp_path, line):
+    run_tournament(["random", "gprd"], players=2, games=4, out=tmp_path, workers=1)
+    games = tmp_path / "games.jsonl"
+    games.write_text(games.read_text() + line + "\n")
+    before = games.read_bytes()
+    with pytest.raises(TournamentError, match="holds a line that is no tournament game's record") as info:
+        Tournament(["random", "gprd"], players=2, games=4, out=tmp_path)
+    assert "\n" not in str(info.value) and games.read_bytes() == before
+
+
+def test_settings_that_are_no_object_are_a_one_line_error(tmp_path):
+    (tmp_path / "tournament.json").write_text("[1, 2]\n")
+    with pytest.raises(TournamentError, match="holds no tournament's settings"):
+        Tournament(["random", "gprd"], players=2, games=2, out=tmp_path)
+
+
+def test_a_folder_of_the_older_schedule_resumes_unless_a_spec_repeats(tmp_path):
+    """Schedule 1 (before 2026-12-01, no "schedule" key) played a repeated spec's swapped seatings twice; the games
+    of tables without a repeated spec are the same in both schedules."""
+
+    def made_by_schedule_1(folder):
+        settings = json.loads((folder / "tournament.json").read_text())
+        del settings["schedule"]
+        (folder / "tournament.json").write_text(json.dumps(settings))
+
+    distinct, repeated = tmp_path / "distinct", tmp_path / "repeated"
+    run_tournament(["random", "gprd"], players=2, games=4, out=distinct, workers=1)
+    made_by_schedule_1(distinct)
+    assert len(Tournament(["random", "gprd"], players=2, games=4, out=distinct).records) == 4
+    assert json.loads((distinct / "tournament.json").read_text())["schedule"] == 2
+    run_tournament(["random", "gprd", "gprd"], players=3, games=3, out=repeated, workers=1)
+    made_by_schedule_1(repeated)
+    with pytest.raises(TournamentError, match=r"older kdenv \(schedule 1\).*use another --out") as info:
+        Tournament(["random", "gprd", "gprd"], players=3, games=3, out=repeated)
+    assert "\n" not in str(info.value) and "schedule" not in json.loads((repeated / "tournament.json").read_text())

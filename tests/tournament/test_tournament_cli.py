@@ -67,6 +67,25 @@ def test_sigterm_stops_as_ctrl_c_does_saying_what_is_saved_and_the_same_command_
     assert kdenv("--agents", "mce:playouts=100", "random", "--games", str(saved), "--out", str(out)) == 0
 
 
+@pytest.mark.parametrize(
+    ("spec", "workers"), [("mce:seconds=3600", "1"), ("mce:seconds=3600", "2"), ("az:default,seconds=3600", "1")]
+)
+def test_sigterm_stops_a_search_that_would_think_for_an_hour_within_seconds(tmp_path, spec, workers):
+    """As ``timeout 20 kdenv tournament --agents mce:seconds=3600 fg ...`` stops it: in this process, the search
+    sees the signal between its batches of playouts or simulations; with workers, they are stopped at once."""
+    command = [sys.executable, "-m", "training.cli", "tournament", "--agents", spec, "fg"]
+    command += ["--players", "2", "--games", "2", "--workers", workers, "--no-progress", "--out", str(tmp_path / "t")]
+    root, env = Path(__file__).resolve().parents[2], {**os.environ, "PYTHONUNBUFFERED": "1"}
+    with subprocess.Popen(command, cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as run:
+        assert "= 2 games of 2 players" in run.stdout.readline()
+        time.sleep(3)  # thinking
+        run.send_signal(signal.SIGTERM)
+        stopped = time.monotonic()
+        out_text, err = run.communicate(timeout=30)
+    assert time.monotonic() - stopped < 10 and run.returncode == 128 + signal.SIGTERM
+    assert "0 games saved" in out_text and err.endswith("kdenv tournament: terminated\n")
+
+
 @pytest.mark.skipif("fg" not in PLAYERS, reason="needs the fg player")
 def test_the_study_preset_is_one_agent_against_three_fg(tmp_path, capsys):
     out = tmp_path / "study"

@@ -165,6 +165,29 @@ def test_a_request_that_is_not_the_pages_own_is_refused(client, headers, status)
     assert response.status_code == status and response.json()["error"]
 
 
+@pytest.mark.parametrize(
+    "repeated",
+    [
+        [("origin", "http://127.0.0.1:8000"), ("origin", "http://evil.example")],
+        [("origin", "http://127.0.0.1:8000"), ("origin", "http://127.0.0.1:8000")],  # even twice the page's own
+        [("content-type", "application/json"), ("content-type", "text/plain")],
+        [("host", "127.0.0.1:8000"), ("host", "evil.example:8000")],
+    ],
+    ids=["origin", "origin-twice-its-own", "content-type", "host"],
+)
+def test_a_request_that_repeats_a_checked_header_is_refused(client, repeated):
+    """A proxy or a browser may pass on either value: judging the first would judge what may not be acted on."""
+    headers = [("content-type", "application/json")] * (repeated[0][0] != "content-type") + repeated
+    body = json.dumps({"opponents": ["fg"], "players": 2})
+    response = client.post("/api/games", content=body, headers=headers)
+    name = repeated[0][0].title()
+    assert (
+        response.status_code == 400
+        and response.json()["error"] == f"the request repeats its {name} header; send it once"
+    )
+    assert client.get("/api/players", headers=[repeated[0], repeated[0]]).status_code == 400
+
+
 def test_the_pages_own_requests_pass_on_both_names_of_127_0_0_1(client):
     for host in ("127.0.0.1:8000", "localhost:8000", "LOCALHOST:8000"):
         own = {"host": host, "origin": f"http://{host.lower()}", "content-type": "application/json; charset=utf-8"}
@@ -307,3 +330,16 @@ def test_a_get_never_waits_for_a_thinking_agent(tmp_path, monkeypatch):
             fetch(f"{url}api/games/{slow['id']}/moves", slow["legal"][1])
         assert busy.value.code == 409 and "still moving" in json.loads(busy.value.read())["error"]
         mover.join()
+
+
+def test_a_game_forgotten_before_its_end_lets_its_agents_go(tmp_path, monkeypatch):
+    from agents.play.web import server
+
+    closed = []
+    monkeypatch.setattr(FullGreedyPlayer, "close", lambda self: closed.append(self))
+    monkeypatch.setattr(server, "MAX_GAMES", 2)
+    with TestClient(create_app(tmp_path / "records"), base_url=PAGE) as client:
+        first, *_ = [new_game(client) for _ in range(3)]
+        assert len(closed) == 1 and client.get(f"/api/games/{first['id']}").status_code == 404
+        play_out(client, new_game(client))  # a game played to its end lets its agents go at once, and only once
+        assert len(closed) == 3

@@ -116,9 +116,13 @@ def read(path: str | os.PathLike) -> dict:
     except FileNotFoundError:
         raise EvaluationError(f"{path} does not exist; give an evaluation.json that kdenv evaluate wrote") from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise EvaluationError(f"{path} is not an evaluation.json ({type(err).__name__}); give one that kdenv evaluate wrote") from None
+        raise EvaluationError(
+            f"{path} is not an evaluation.json ({type(err).__name__}); give one that kdenv evaluate wrote"
+        ) from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise EvaluationError(f"{path} is not an evaluation.json of format {FORMAT}; give one that kdenv evaluate wrote")
+        raise EvaluationError(
+            f"{path} is not an evaluation.json of format {FORMAT}; give one that kdenv evaluate wrote"
+        )
     data["path"] = str(path)
     return data
 

@@ -66,8 +66,11 @@ class TournamentFolder:
             raise TournamentError(f"cannot read the tournament in {out}: {err.strerror or err}") from None
         except json.JSONDecodeError:
             raise TournamentError(f"{path} is not valid JSON; delete it or use another --out") from None
+        if old is not None and not isinstance(old, dict):
+            raise TournamentError(f"{path} holds no tournament's settings; delete it or use another --out")
         if old is not None:
             self._check_same(old, settings)
+            self._check_schedule(old, settings)
         self._read_finished(games)  # every check before anything is written
         try:
             out.mkdir(parents=True, exist_ok=True)
@@ -79,7 +82,13 @@ class TournamentFolder:
         """Take the finished games of games.jsonl; a game of another tournament there is an error."""
         scheduled = {g.game_id: g for g in games}
         for record in self._finished_records(self.path / "games.jsonl"):
-            game = scheduled.get(record.get("tournament", {}).get("game_id"))
+            tournament = record.get("tournament") if isinstance(record, dict) else None
+            if not isinstance(tournament, dict) or type(tournament.get("game_id")) is not int:
+                raise TournamentError(
+                    f"{self.path / 'games.jsonl'} holds a line that is no tournament game's record; use another "
+                    "--out, or delete that line to resume"
+                )
+            game = scheduled.get(tournament["game_id"])
             if game is None:  # beyond a shorter --games than before: kept in the file, left out of the results
                 continue
             finished = "final" in record and "placings" in record["tournament"]
@@ -102,6 +111,17 @@ class TournamentFolder:
             raise TournamentError(
                 f"{err.where} is not a valid record; remove that line to resume the tournament"
             ) from None
+
+    def _check_schedule(self, old: dict, new: dict) -> None:
+        """A folder of an older schedule resumes if the schedules agree on its table: they differ only where a
+        spec is listed twice (schedule 1 played both seatings that swap its two players)."""
+        agents = new["agents"]
+        if old.get("schedule", 1) != new["schedule"] and len(set(agents)) < len(agents):
+            raise TournamentError(
+                f"{self.path} was played by an older kdenv (schedule {old.get('schedule', 1)}), which played a "
+                f"repeated spec's swapped seatings as two games; today's schedule {new['schedule']} plays them once, "
+                "so its games cannot be resumed: use another --out (its results stay readable there)"
+            )
 
     def _check_same(self, old: dict, new: dict) -> None:
         for key in SAME:

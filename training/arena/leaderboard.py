@@ -35,7 +35,7 @@ ENTRIES = (
     Entry("az:default,simulations=16", "Gumbel search on the table's network, 16 simulations", SEARCH_GAMES),
     Entry("ppo:default", "the table's shipped network"),
     Entry("ppo:v1", "the first 4-player network"),
-    Entry("ppo:tower4p", "4-player network with a value tower"),
+    Entry("ppo:tower4p", "ppo:default's policy with a value tower for az: the same moves"),
     Entry("ppo:exit4p", "4-player network trained by expert iteration"),
 )
 
@@ -94,7 +94,11 @@ def write_page(cells: dict[tuple[str, str], Evaluation | None], page: Path, seed
         row = [_cell(cells.get((entry.spec, n))) for n in names]
         lines.append(f"| `{entry.spec}` ({entry.what}) | " + " | ".join(row) + " |")
     lines += ["", "Protocols:", ""]
-    lines += [f"- **{p.title}**: {p.players} players, {p.rules_name}, against {p.players - 1} `{p.opponent}`; {p.description}." for p in PROTOCOLS.values()]
+    lines += [
+        f"- **{p.title}**: {p.players} players, {p.rules_name}, against {len(p.opponents)} `{p.opponent}`; "
+        f"{p.description}."
+        for p in PROTOCOLS.values()
+    ]
     lines += ["", f"![win rates]({page.with_suffix('.png').name})", ""]
     write_atomically(page, "\n".join(lines))
     _plot(cells, page.with_suffix(".png"))
@@ -124,7 +128,13 @@ def _plot(cells: dict[tuple[str, str], Evaluation | None], png: Path) -> None:
                 continue
             d = e.to_dict()
             low, high = d["win_rate_ci"]
-            ax.errorbar(d["win_rate"], y, xerr=[[max(0.0, d["win_rate"] - low)], [max(0.0, high - d["win_rate"])]], fmt="o", capsize=3)
+            ax.errorbar(
+                d["win_rate"],
+                y,
+                xerr=[[max(0.0, d["win_rate"] - low)], [max(0.0, high - d["win_rate"])]],
+                fmt="o",
+                capsize=3,
+            )
         ax.axvline(1 / p.players, linestyle="--", color="grey")
         ax.set_xlim(0, 1)
         ax.set_title(p.title)

@@ -11,12 +11,15 @@ import threading
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
+from training.main_guard import check_main_guarded
+
 
 class WorkerPool(ProcessPoolExecutor):
     """A process pool (forkserver where there is one: nothing inherited from this process, torch threads
     included) that keeps its worker processes, to stop them without waiting for the games they play."""
 
     def __init__(self, workers: int) -> None:
+        check_main_guarded()
         method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
         self.launcher = _Launcher(multiprocessing.get_context(method))  # a context in all but its class:
         super().__init__(max(workers, 1), self.launcher, initializer=_start_worker)  # type: ignore[call-overload]

@@ -62,7 +62,9 @@ PROTOCOLS: dict[str, Protocol] = {
         Protocol("study-4p", 1, 4, STUDY_RULES, "fg", "the reference study's table (Gedda et al. 2018)"),
         Protocol("vs-fg-2p", 1, 2, STUDY_RULES, "fg", "the study's rules at 2 players, 24 of the 48 dominoes"),
         Protocol("vs-fg-3p", 1, 3, STUDY_RULES, "fg", "the study's rules at 3 players, 36 of the 48 dominoes"),
-        Protocol("mighty-duel", 1, 2, Rules(kingdom_size=7), "fg", "the 2-player variant: 7x7 kingdoms, all 48 dominoes"),
+        Protocol(
+            "mighty-duel", 1, 2, Rules(kingdom_size=7), "fg", "the 2-player variant: 7x7 kingdoms, all 48 dominoes"
+        ),
     )
 }
 

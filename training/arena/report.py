@@ -11,6 +11,7 @@ from pathlib import Path
 from kdenv.files import write_atomically
 from training.arena.stats import AgentResult, Results
 
+MIN_DEALS = 5  # fewer deals than this: the head-to-head shares are shown without an interval, which says nothing yet
 COLUMNS = ("Agent", "Games", "Win rate [95% CI]", "Score ± CI", "Margin ± CI", "Place", "Rating μ ± σ", "Ordinal")
 
 
@@ -43,14 +44,28 @@ def win_summary(a: AgentResult, chance: float | None = None) -> str:
 
 def head_to_head_rows(results: Results) -> list[tuple[str, ...]]:
     """Rows of the head-to-head table: the share of meetings the row agent placed ahead of the column agent, with
-    its 95% CI (clustered by deal)."""
+    its 95% CI (clustered by deal) kept within [0, 100] %, or the share alone below :data:`MIN_DEALS` deals."""
     order = [a.agent for a in results.agents]
     rows = []
     for a in order:
         shares, cis = results.head_to_head[a], results.head_to_head_ci[a]
-        cells = [f"{shares[b]:.0%} ± {_ci(100 * cis[b], 0)}" if b in shares else "-" for b in order]
+        cells = [_share_cell(shares[b], cis[b], results.deals) if b in shares else "-" for b in order]
         rows.append((a, *cells))
     return rows
+
+
+def _share_cell(share: float, half_width: float, deals: int) -> str:
+    if deals < MIN_DEALS or math.isnan(half_width):
+        return f"{share:.0%}"
+    return f"{share:.0%} [{max(0.0, share - half_width):.0%}, {min(1.0, share + half_width):.0%}]"
+
+
+def head_to_head_note(results: Results) -> str:
+    """How to read the head-to-head table, saying so when it has too few deals for intervals."""
+    note = "Head to head: share of the games at one table in which the row agent placed ahead (ties 1/2)"
+    if results.deals < MIN_DEALS:
+        return note + f"; {results.deals} deal(s) are too few for a 95% CI (at least {MIN_DEALS})"
+    return note + ", with its 95% CI"
 
 
 def print_results(results: Results, title: str = "Tournament results") -> None:
@@ -68,7 +83,7 @@ def print_results(results: Results, title: str = "Tournament results") -> None:
         table.add_row(*agent_row(a))
     console.print(table)
     if len(results.agents) > 1:
-        console.print("Head to head: share of the games at one table in which the row agent placed ahead (ties 1/2)")
+        console.print(head_to_head_note(results))
         h2h = Table()
         h2h.add_column("")
         for a in results.agents:
@@ -106,8 +121,7 @@ def to_markdown(results: Results, settings: dict, scheme: str) -> str:
             "",
             "## Head to head",
             "",
-            "Share of the games at the same table in which the row agent placed ahead of the column agent",
-            "(ties count half).",
+            head_to_head_note(results) + ".",
             "",
             "| | " + " | ".join(order) + " |",
             "|:---|" + "---:|" * len(order),

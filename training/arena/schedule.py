@@ -31,6 +31,7 @@ from kdenv.errors import KingdominoError
 from kdenv.game import Game
 from kdenv.rules import Rules
 
+SCHEDULE = 2  # the scheme's version, in tournament.json: 2 since a repeated spec's seatings that swap it are one game
 SEATINGS: dict[int, tuple[tuple[int, ...], ...]] = {
     2: tuple(itertools.permutations(range(2))),
     3: tuple(itertools.permutations(range(3))),

@@ -39,7 +39,7 @@ from training.arena.backend import Backend
 from training.arena.errors import TournamentError
 from training.arena.folder import TournamentFolder, summary
 from training.arena.local import InProcess, ProcessPool
-from training.arena.schedule import Schedule, ScheduledGame
+from training.arena.schedule import SCHEDULE, Schedule, ScheduledGame
 from training.arena.stats import Results, summarize
 from training.arena.worker import Outcome
 from training.progress import ProgressBar
@@ -108,6 +108,7 @@ class Tournament:
         s = self.schedule
         return {
             "format": FORMAT,
+            "schedule": SCHEDULE,
             "agents": list(s.agents),
             "players": s.players,
             "rules": s.rules.to_dict(),

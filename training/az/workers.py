@@ -16,6 +16,7 @@ from agents.az_search import Settings as SearchSettings
 from agents.checkpoint import CheckpointSettings
 from training.az.config import SelfPlayConfig
 from training.az.selfplay import Positions, SelfPlay, Timing
+from training.main_guard import check_main_guarded
 
 
 def search_settings(selfplay: SelfPlayConfig) -> SearchSettings:
@@ -93,6 +94,7 @@ class LocalWorkers:
     """Self-play in ``selfplay.workers`` processes of this machine (spawned: each its own torch and numba)."""
 
     def __init__(self, settings: CheckpointSettings, weights: dict, selfplay: SelfPlayConfig, seed: int) -> None:
+        check_main_guarded("self-play processes")
         context = multiprocessing.get_context("spawn")
         self.connections, self.processes = [], []
         for k in range(selfplay.workers):

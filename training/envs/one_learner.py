@@ -150,13 +150,17 @@ class OneLearnerVectorEnv(gymnasium.vector.VectorEnv):
         self._observe(self._rows)
         return self._obs(), {"seat": self.learner.copy()}
 
-    def step(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict]:
-        """Play the learner's action in every game, then the opponents' until the learner is to move again."""
+    def step(
+        self, actions: Any, rows: np.ndarray | None = None
+    ) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict]:
+        """Play the learner's action in every game (or in those of ``rows`` only: the others wait, their actions
+        unread), then the opponents' until the learner is to move again."""
         env = self.env
         actions = env.check_actions(actions)
+        rows = self._rows if rows is None else rows
         env.clear_step()
-        env.play(self._rows, actions, "learner")
-        self._run_opponents(np.flatnonzero(~env.ended()))
+        env.play(rows, actions, "learner")
+        self._run_opponents(rows[~env.ended()[rows]])
         reward = env.rewards_of(self.learner)
         terminated = env.ended()
         ended = np.flatnonzero(terminated)

@@ -11,6 +11,7 @@ from typing import Annotated, Any, Literal
 from pydantic.dataclasses import dataclass
 
 from kdenv.rules import Rules
+from training.envs.one_learner import COMPILED
 from training.ppo.config import (
     AT_LEAST_ZERO,
     DISCOUNT,
@@ -35,6 +36,9 @@ from training.ppo.config import init_checkpoint as shared_init_checkpoint
 class RLlibSection:
     iterations: Annotated[Count, POSITIVE] = 20  # training iterations: each samples a batch, then updates on it
     opponents: list[str] = field(default_factory=list)  # fixed players of the other seats; none: self-play
+    # the games: the compiled vector env (opponents random, gprd, fg, fgt or ppo:PATH), or the PettingZoo env,
+    # one game at a time (any player spec as an opponent)
+    env: Literal["vector", "pettingzoo"] = "vector"
     env_runners: Annotated[Count, AT_LEAST_ZERO] = 1  # Ray actors that play the games (0: in the learner's process)
     envs_per_runner: Annotated[Count, POSITIVE] = 4  # games each env runner steps together
     train_batch_size: Annotated[Count, POSITIVE] = 4000  # learner decisions per iteration
@@ -89,6 +93,11 @@ def rllib_config(data: Any, overrides: list[str] | None = None) -> RLlibConfig:
         )
     for spec in config.rllib.opponents:
         check_opponent(spec, "rllib.opponents", league=())
+        if config.rllib.env == "vector" and spec.strip().lower() not in COMPILED and not spec.startswith("ppo:"):
+            raise ConfigError(
+                f"config key 'rllib.opponents': {spec!r} cannot play in the vector env (random, gprd, fg, fgt or "
+                "ppo:PATH can); set rllib.env: pettingzoo to play it one game at a time"
+            )
     for spec in config.eval.opponents:
         check_opponent(spec, "eval.opponents", league=())
     check_writable(Path(config.runs_dir))

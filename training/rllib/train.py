@@ -1,4 +1,6 @@
-"""RLlib's PPO on the PettingZoo env, with the masking RL module of ``rllib:`` players.
+"""RLlib's PPO on the compiled vector env (``rllib.env: vector``, :mod:`training.rllib.vector_env`) or on the
+PettingZoo env one game at a time (``pettingzoo``, :mod:`training.rllib.env`), with the masking RL module of
+``rllib:`` players.
 
 ``train_rllib(config)`` joins a Ray cluster (``address``) or starts a local Ray, trains ``rllib.iterations``
 iterations, and keeps a run directory like ``kdenv train``'s: ``config.yaml``, ``checkpoint/`` (the latest
@@ -30,6 +32,7 @@ from training.ppo.train import Interrupted, stop_on_signals
 from training.progress import ProgressBar
 from training.rllib.config import RLlibConfig, init_checkpoint, rllib_config
 from training.rllib.env import KingdominoMultiAgentEnv
+from training.rllib.vector_env import VectorEnvRunner
 
 METRICS = "metrics.jsonl"
 
@@ -51,7 +54,11 @@ def algorithm_config(config: RLlibConfig) -> Any:
         .environment(
             KingdominoMultiAgentEnv, env_config={**env_config, "opponents": r.opponents}, disable_env_checking=True
         )
-        .env_runners(num_env_runners=r.env_runners, num_envs_per_env_runner=r.envs_per_runner)
+        .env_runners(
+            num_env_runners=r.env_runners,
+            num_envs_per_env_runner=r.envs_per_runner,
+            **({"env_runner_cls": VectorEnvRunner} if r.env == "vector" else {}),
+        )
         .multi_agent(policies={POLICY}, policy_mapping_fn=_same_policy)
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={POLICY: module}))
         .training(
@@ -69,6 +76,17 @@ def algorithm_config(config: RLlibConfig) -> Any:
         .learners(num_learners=0)
         .debugging(seed=config.seed, log_level="ERROR")
     )
+
+
+def validated(algorithm: Any) -> Any:
+    """``algorithm`` (a PPOConfig) once RLlib's own checks pass, before a run directory or Ray starts; what RLlib
+    refuses is a one-line ConfigError in its words."""
+    try:
+        algorithm.validate()
+    except ValueError as err:
+        reason = str(err).strip().splitlines()[0]
+        raise ConfigError(f"RLlib refuses the config: {reason}; change it under rllib:") from None
+    return algorithm
 
 
 def start_from(algo: Any, path: str) -> None:
@@ -114,8 +132,9 @@ def train_rllib(config: RLlibConfig, resume: str | Path | None = None) -> Path:
     # RLlib's notes about its own internals (deprecations inside RLlib, GPU monitoring) are not about this run
     for name in ("ray.rllib", "ray._common.deprecation", "ray.tune"):
         logging.getLogger(name).setLevel(logging.ERROR)
+    algorithm = validated(algorithm_config(config))
     with rllib_run(resume).lock() if resume else RunDirectory.create(config) as run, connected(config.address):
-        algo = algorithm_config(config).build_algo()
+        algo = algorithm.build_algo()
         try:
             if resume:
                 algo.restore_from_path(str((run.path / CHECKPOINT).absolute()))
@@ -140,7 +159,7 @@ def _loop(config: RLlibConfig, algo: Any, run: RunDirectory) -> None:
         with stop_on_signals(stopper):
             while algo.iteration < total and not stopper.interrupted:
                 started = time.monotonic()
-                metrics = _metrics(algo.train(), time.monotonic() - started)
+                metrics = iteration_metrics(algo.train(), time.monotonic() - started)
                 append_jsonl(run.path / METRICS, metrics)
                 for key, value in metrics.items():
                     writer.add_scalar(f"rllib/{key}", value, metrics["step"])
@@ -170,7 +189,7 @@ class _Stopper:
     interrupted = False
 
 
-def _metrics(result: dict, seconds: float) -> dict[str, float]:
+def iteration_metrics(result: dict, seconds: float) -> dict[str, float]:
     """One metrics.jsonl line from RLlib's result of an iteration."""
     runners, learner = result.get("env_runners", {}), result.get("learners", {}).get(POLICY, {})
     steps = result.get("num_env_steps_sampled_lifetime", runners.get("num_env_steps_sampled_lifetime", 0))

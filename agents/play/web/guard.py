@@ -4,8 +4,10 @@ server refuses a request (:class:`RequestError`, answered as JSON).
 A page on another site must not drive the server (a cross-site form post), nor read its answers through a name
 that resolves to 127.0.0.1 (DNS rebinding). So: the ``Host`` must be the bound address and port (or
 ``localhost:port`` on 127.0.0.1), else 403; an ``Origin``, when sent, must be the page's own, else 403; a POST must
-be ``Content-Type: application/json`` (415) with a body of at most ``MAX_BODY`` bytes (413). Refusals are JSON
-``{"error": message}``, as the API's other 4xx are.
+be ``Content-Type: application/json`` (415) with a body of at most ``MAX_BODY`` bytes (413). A request that repeats
+one of these headers (or ``Content-Length``) is refused (400): a proxy or a browser may pass on either value, so
+judging the first would judge what the server may not act on. Refusals are JSON ``{"error": message}``, as the API's
+other 4xx are.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 MAX_BODY = 64 * 1024  # bytes of a request body; a new game or a move takes well under 1 KiB
+CHECKED = ("host", "origin", "content-type", "content-length")  # the headers the guard judges: each once at most
 
 
 class RequestError(Exception):
@@ -58,6 +61,9 @@ class Guard:
 
     def check(self, method: str, headers: Headers) -> None:
         """A RequestError unless the headers are those of the server's own page (and of JSON, on a POST)."""
+        for name in CHECKED:
+            if len(headers.getlist(name)) > 1:
+                raise RequestError(400, f"the request repeats its {name.title()} header; send it once")
         host = headers.get("host", "").lower()
         if host not in self.hosts:
             raise RequestError(403, f"this server answers only to {' or '.join(sorted(self.hosts))}, not host {host!r}")

@@ -11,6 +11,7 @@ or an ``sb3:`` model (unpickled) is refused even there, as the web game runs wha
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -35,7 +36,7 @@ class Bound:
 
     def check(self, name: str, value: str) -> None:
         """Nothing if ``value`` is within the bound, else a one-line ValueError."""
-        if number(name, value, self.kind, self.low) > self.high:
+        if number(name, value, self.kind, self.low, high=math.inf) > self.high:  # its own words past its bound
             raise ValueError(f"{name}={value} is more than this server allows (at most {self.high:g})")
 
     def to_json(self) -> dict:

@@ -77,10 +77,16 @@ class WebGame:
             self.record = record_dir / f"web-{time.strftime('%Y%m%d-%H%M%S')}-{self.id}.json"
             record_dir.mkdir(parents=True, exist_ok=True)
             write_record(self.record, to_record(self.game, self.agents, self.traces))
-            for player in self.players:
-                if player is not None:
-                    player.close()
+            self.close()
             self.publish()
+
+    def close(self) -> None:
+        """Let go of the agents (a search's threads, a network), once: at the end of the game, or when it is
+        forgotten before its end."""
+        players, self.players = self.players, [None] * len(self.players)
+        for player in players:
+            if player is not None:
+                player.close()
 
     def move(self, action: Any, record_dir: Path) -> dict:
         """Play the person's ``action``, then the agents' moves; the state after them. A request that comes
@@ -165,8 +171,10 @@ class WebGames:
         web.advance(self.record_dir)
         with self.lock:
             self.games[game_id] = web
-            while len(self.games) > MAX_GAMES:
-                self.games.popitem(last=False)
+            forgotten = [self.games.popitem(last=False)[1] for _ in range(len(self.games) - MAX_GAMES)]
+        for old in forgotten:  # after its agents' moves under way, if any
+            with old.lock:
+                old.close()
         return web
 
     def get(self, game_id: str) -> WebGame:
