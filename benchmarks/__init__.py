@@ -8,7 +8,7 @@ import importlib
 # name -> (module, what it measures)
 BENCHMARKS: dict[str, tuple[str, str]] = {
     "engine": ("engine", "random games through the engine"),
-    "env": ("env", "AEC turns/s against connect_four"),
+    "env": ("env", "the AEC env and the Gymnasium view, as multiples of connect_four_v3"),
     "playouts": ("playouts", "random and Full-Greedy playouts from the first round"),
     "search": ("search", "az's simulations/s by batch size and where its time goes, against mce"),
     "decisions": ("decisions", "not a speed: players' moves at the same positions, judged by fg playouts"),

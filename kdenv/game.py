@@ -19,7 +19,17 @@ from kdenv.rules import HARMONY_BONUS, MIDDLE_KINGDOM_BONUS, Rules
 from kdenv.tiles import NUM_DOMINOES
 
 PICK, PLACE, OVER = "pick", "place", "over"
-__all__ = ["HARMONY_BONUS", "MIDDLE_KINGDOM_BONUS", "OVER", "PICK", "PLACE", "Game", "ScoreBreakdown", "random_game"]
+__all__ = [
+    "HARMONY_BONUS",
+    "MIDDLE_KINGDOM_BONUS",
+    "OVER",
+    "PICK",
+    "PLACE",
+    "Game",
+    "ScoreBreakdown",
+    "random_game",
+    "shuffled_deal",
+]
 
 
 class ScoreBreakdown(NamedTuple):
@@ -44,27 +54,31 @@ class Game:
 
     def __init__(self, num_players: int = 4, rules: Rules | None = None, seed: int | None = None) -> None:
         rules = rules or Rules()
-        kings_each, in_play = rules.setup(num_players)
-        rng = random.Random(seed)
-        dominoes = list(range(1, NUM_DOMINOES + 1))
-        rng.shuffle(dominoes)
-        king_order = [p for p in range(num_players) for _ in range(kings_each)]
-        rng.shuffle(king_order)
+        dominoes, king_order = shuffled_deal(num_players, rules, seed)
+        in_play = rules.setup(num_players)[1]
         self._start(num_players, rules, dominoes[:in_play], king_order, dominoes[in_play:], seed)
 
     @classmethod
     def from_deck(
-        cls, num_players: int, rules: Rules, deck: list[int], king_order: list[int], seed: int | None = None
+        cls,
+        num_players: int,
+        rules: Rules,
+        deck: list[int],
+        king_order: list[int],
+        seed: int | None = None,
+        removed: list[int] | None = None,
     ) -> Game:
-        """A game dealt from a given draw order and king order (as in a game record)."""
+        """A game dealt from a given draw order and king order (as in a game record); ``removed``, the dominoes
+        out of the game in the order ``Game(seed=...)`` leaves them (default: by number)."""
         kings_each, in_play = rules.setup(num_players)
         if len(deck) != in_play or len(set(deck)) != in_play or not all(1 <= d <= NUM_DOMINOES for d in deck):
             raise KingdominoError(f"deck must hold {in_play} distinct domino numbers 1..{NUM_DOMINOES}")
         if sorted(king_order) != sorted(p for p in range(num_players) for _ in range(kings_each)):
             raise KingdominoError(f"king_order must name each of the {num_players} players {kings_each} time(s)")
         game: Game = cls.__new__(cls)
-        removed = sorted(set(range(1, NUM_DOMINOES + 1)) - set(deck))
-        game._start(num_players, rules, list(deck), list(king_order), removed, seed)
+        if removed is None:
+            removed = sorted(set(range(1, NUM_DOMINOES + 1)) - set(deck))
+        game._start(num_players, rules, list(deck), list(king_order), list(removed), seed)
         return game
 
     def _start(self, n: int, rules: Rules, deck: list[int], king_order: list[int], removed: list[int], seed) -> None:
@@ -307,6 +321,17 @@ def _as_action(action) -> int:
         return operator.index(action)
     except TypeError:
         raise IllegalMoveError(f"action {shown(action)} is not an integer") from None
+
+
+def shuffled_deal(num_players: int, rules: Rules, seed: int | None) -> tuple[list[int], list[int]]:
+    """The deal of ``Game(num_players, rules, seed)``: all 48 dominoes shuffled (those in play first, in draw
+    order) and the owner of each king in drawing order; the one place a seed becomes a deal."""
+    rng = random.Random(seed)
+    dominoes = list(range(1, NUM_DOMINOES + 1))
+    rng.shuffle(dominoes)
+    king_order = [p for p in range(num_players) for _ in range(rules.setup(num_players)[0])]
+    rng.shuffle(king_order)
+    return dominoes, king_order
 
 
 def random_game(num_players: int = 4, rules: Rules | None = None, seed: int | None = None) -> Game:

@@ -1,9 +1,13 @@
 """
 # Kingdomino
 
-A PettingZoo AEC environment for Kingdomino (2-4 players, official variants), on top of the exact
-engine in :mod:`kdenv.game`. Each step is one decision of the acting king; the draft decides who acts
-next, so ``agent_selection`` follows the kings on the lines, not a round-robin.
+A PettingZoo AEC environment for Kingdomino (2-4 players, official variants). Each step is one decision of the
+acting king; the draft decides who acts next, so ``agent_selection`` follows the kings on the lines, not a
+round-robin. The game steps on the compiled core (:mod:`kdenv.batched.single`: the vector env's kernels on one
+game), value for value the exact engine of :mod:`kdenv.game` and the encoder of :mod:`kdenv.encoding`, which stay
+the readable reference (``tests/conformance`` plays them side by side); ``env.unwrapped.game`` is the engine's
+:class:`~kdenv.game.Game` of the game in play, re-played from the deal when first read in a game and stepped along
+from then on (reading it costs an engine step a decision; changing it changes nothing in the env).
 
 | Creation           | `from kdenv import kingdomino_v0; kingdomino_v0.env(num_players=4)`                |
 |--------------------|------------------------------------------------------------------------------------|
@@ -94,7 +98,7 @@ observation the property score each legal placement and each next-line domino wo
 
 ``copy.deepcopy(env)`` and ``pickle`` keep everything, mid-game included (the game, the agent to act, the
 rewards so far), so a search can clone the env and play on the copy; ``env.unwrapped.game.clone()`` copies
-the game alone, faster.
+the engine's game alone.
 
 ## Game record
 
@@ -111,6 +115,7 @@ from __future__ import annotations
 import operator
 import random
 import warnings
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import gymnasium
@@ -121,10 +126,11 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import OrderEnforcingWrapper
 
 from kdenv.actions import shown
-from kdenv.encoding import SCORE_SCALE, ObservationEncoder, action_mask
+from kdenv.batched.single import SingleGame, step_one
+from kdenv.encoding import SCORE_SCALE, ObservationEncoder
 from kdenv.errors import IllegalMoveError, IllegalMoveWarning, KingdominoError
-from kdenv.flat import flat_space, flatten
-from kdenv.game import OVER, PLACE, Game
+from kdenv.flat import flat_space
+from kdenv.game import Game, shuffled_deal
 from kdenv.render import render_ansi, render_rgb
 from kdenv.replay import to_record
 from kdenv.table import Table, TableOptions, check_keywords
@@ -234,7 +240,11 @@ class raw_env(AECEnv, EzPickle):
         self.reward = self.table.reward
         self.illegal_reward = illegal_reward
         self.render_mode = render_mode
-        self.encoder = ObservationEncoder(num_players, self.rules.kingdom_size, self.table.gains)
+        self.encoder = ObservationEncoder(num_players, self.rules.kingdom_size, self.table.gains)  # the reference
+        self.core = SingleGame(num_players, self.rules, self.table.gains, self.reward)
+        self._dense = self.reward == "score"  # rewards after placements too, not only at the end
+        t = self.core.tables
+        self._board_size, self._board_end = (t.num_planes, t.width, t.width), t.num_planes * t.cells
         self.possible_agents = [f"player_{p}" for p in range(num_players)]
         self._seat = {agent: p for p, agent in enumerate(self.possible_agents)}
         self.agents = self.possible_agents[:]
@@ -248,9 +258,8 @@ class raw_env(AECEnv, EzPickle):
         )
         self._action_space: spaces.Discrete = spaces.Discrete(self.num_actions)
         self._seeds = random.Random()
-        self._scores = [0] * num_players  # each player's score after its last placement ("score" reward)
         self.agent_names: list[str] | None = None  # who plays each seat, for records
-        self.game: Game | None = None
+        self._dealt = False
 
     def __getstate__(self) -> dict[str, Any]:
         """Pickles and deep copies keep the game in progress, the agent selection and the rewards (EzPickle
@@ -275,66 +284,92 @@ class raw_env(AECEnv, EzPickle):
         else:
             game_seed = self._seeds.randrange(2**62)
         if options and "deck" in options:
-            deck, king_order = options["deck"], options["king_order"]
-            game = Game.from_deck(self.num_players, self.rules, list(deck), list(king_order), seed)
+            king_order = list(options["king_order"])
+            game = Game.from_deck(self.num_players, self.rules, list(options["deck"]), king_order, seed)  # checked
+            self.core.deal(game.drawn + game.deck + game.removed, king_order, seed)
         else:
-            game = Game(self.num_players, self.rules, game_seed)
-        self.game = game
+            self.core.deal(*shuffled_deal(self.num_players, self.rules, game_seed), game_seed)
+        self._dealt = True
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._paid_last = False  # whether the last step's rewards are not all zero
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
-        self.agent_selection = self.possible_agents[game.current_player]
-        self._scores = [0] * self.num_players  # so that the "score" rewards of a game sum to the final score
+        self.agent_selection = self.possible_agents[self.core.mover]
         if self.render_mode == "human":
             self.render()
 
     @property
+    def game(self) -> Game | None:
+        """The game in play as the engine's :class:`~kdenv.game.Game` (None before the first reset): the env plays
+        on the compiled core, and this game is re-played from the deal when first read in a game, then stepped
+        along with it; changing it changes nothing in the env."""
+        return self.core.game if self._dealt else None
+
+    @property
     def dealt(self) -> Game:
-        """The game in play; a KingdominoError before the first reset()."""
-        if self.game is None:
+        """The game in play (as :attr:`game`); a KingdominoError before the first reset()."""
+        if not self._dealt:
             raise KingdominoError("no game yet: call reset() first")
-        return self.game
+        return self.core.game
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        agent = self.agent_selection
+        return (
+            self.observe(agent) if observe else None,
+            self._cumulative_rewards[agent],
+            self.terminations[agent],
+            self.truncations[agent],
+            self.infos[agent],
+        )
 
     def observe(self, agent: str) -> dict[str, Any]:
         seat = self._seat.get(agent)
         if seat is None:
             raise KingdominoError(f"no agent {agent!r} at this table; the agents are {', '.join(self.possible_agents)}")
-        game = self.dealt
-        if agent == self.agent_selection and game.phase != OVER:
-            mask = action_mask(game)
-        else:
-            mask = np.zeros(self.num_actions, np.int8)
-        return {"observation": self.observation_of(seat), "action_mask": mask}
+        observation = self.observation_of(seat)
+        core = self.core
+        mask = core.mask[0].copy() if seat == core.mover else np.zeros(self.num_actions, np.int8)
+        return {"observation": observation, "action_mask": mask}
 
     def observation_of(self, seat: int) -> Any:
-        """What ``observe`` gives the player in ``seat`` under "observation": the encoder's dict, or its flat vector."""
-        observation = self.encoder.encode(self.dealt, seat)
-        return flatten(observation) if self.flat else observation
+        """What ``observe`` gives the player in ``seat`` under "observation": the dict of board and features, or
+        the flat vector (a copy of the core's buffer, which is that vector)."""
+        if not self._dealt:
+            raise KingdominoError("no game yet: call reset() first")
+        flat = self.core.observe(seat).copy()
+        if self.flat:
+            return flat
+        return {"board": flat[: self._board_end].reshape(self._board_size), "features": flat[self._board_end :]}
 
-    def step(self, action: Any) -> None:
+    def action_mask(self) -> np.ndarray:
+        """The legal actions of the decision now (int8; all zero once the game is over), a copy."""
+        return self.core.mask[0].copy() if not self.core.over else np.zeros(self.num_actions, np.int8)
+
+    def step(self, action: Any, kernel: Callable[..., int] = step_one, *args: Any) -> None:
+        """Play ``action`` for the agent to act. ``kernel`` (with ``args``) makes the step on the core: the default
+        plays that one move; another may play more moves after it, as one step (their rewards summed), e.g. the
+        replies of compiled opponents (see :meth:`SingleGame.play`)."""
         agent = self.agent_selection
         if agent not in self.terminations or self.terminations[agent] or self.truncations[agent]:
             self._step_out(action, agent)
             return
-        game = self.dealt
-        player, placing = game.current_player, game.phase == PLACE
         index = action_index(action, self.num_actions)
         if index is None:  # no action at all, whatever illegal_reward says (as AssertOutOfBoundsWrapper asserts)
             raise IllegalMoveError(
                 f"action {shown(action)} by {agent} is outside the action space {self._action_space}: "
                 f"give one integer 0..{self.num_actions - 1}"
             )
-        try:
-            game.step(index, player)  # IllegalMoveError with the engine's reason, game unchanged
-        except IllegalMoveError as err:
+        if not self.core.play(index, kernel, *args):
+            err = self.core.reason(index)  # the engine's reason; the game is unchanged
             if self.illegal_reward is None:
-                raise
+                raise err
             self._end_on_illegal_move(agent, index, err, self.illegal_reward)
             return
-        self._reward(game, agent, player, placing)
+        self._cumulative_rewards[agent] = 0.0
+        self._moved()
         if self.render_mode == "human":
             self.render()
 
@@ -348,24 +383,28 @@ class raw_env(AECEnv, EzPickle):
             )
         self._was_dead_step(action)
 
-    def _reward(self, game: Game, agent: str, player: int, placing: bool) -> None:
-        """After a legal move: the step's rewards, then the next agent, or the end of the game."""
-        self._cumulative_rewards[agent] = 0.0
-        self.rewards = dict.fromkeys(self.agents, 0.0)
-        rewarded = placing and self.reward == "score"
-        if rewarded:
-            score = self.encoder.score(game, player)
-            self.rewards[agent] = (score - self._scores[player]) / SCORE_SCALE
-            self._scores[player] = score
-        if game.phase == OVER:
-            rewarded = True
-            for a, r in zip(self.possible_agents, terminal_rewards(game, self.reward), strict=True):
-                self.rewards[a] += r
+    def play_compiled(self, kernel: Callable[..., None], *args: Any) -> None:
+        """Let a compiled player make the moves that ``kernel`` makes (see :meth:`SingleGame.play_compiled`), as one
+        step: ``rewards`` are those moves' summed, then the next agent, or the end of the game."""
+        self.core.play_compiled(kernel, *args)
+        self._moved()
+        if self.render_mode == "human":
+            self.render()
+
+    def _moved(self) -> None:
+        """After legal moves: their rewards (the core's), then the next agent, or the end of the game."""
+        core = self.core
+        over = core.over
+        if over or self._dense:
+            self.rewards = dict(zip(self.possible_agents, core.rewards[0].tolist(), strict=True))
+            self._accumulate_rewards()
+        elif self._paid_last:  # the last step paid: this one pays nothing
+            self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._paid_last = over or self._dense
+        if over:
             self.terminations = dict.fromkeys(self.agents, True)
         else:
-            self.agent_selection = self.possible_agents[game.current_player]
-        if rewarded:  # (all-zero rewards add nothing)
-            self._accumulate_rewards()
+            self.agent_selection = self.possible_agents[core.mover]
 
     def _end_on_illegal_move(self, agent: str, action: int, err: IllegalMoveError, reward: float) -> None:
         """The classic games' convention: the game ends, the offender gets ``reward``, the others 0; an

@@ -31,7 +31,6 @@ import numpy as np
 from gymnasium import spaces
 
 from kdenv.actions import shown
-from kdenv.encoding import action_mask
 from kdenv.errors import IllegalMoveError, KingdominoError
 from kdenv.game import Game
 from kdenv.kingdomino_v0 import action_index, raw_env
@@ -64,9 +63,10 @@ class _PolicyOpponent:
     def reset(self, seat: int, seed: int | None = None) -> None:
         self.seat = seat
 
-    def act(self, view: PublicView) -> int:
+    def act(self, view: PublicView | None = None) -> int:
+        """The policy's action from its own observation and mask (it reads no view)."""
         env = self.env
-        action = self.policy(env.observation_of(self.seat), action_mask(env.dealt))
+        action = self.policy(env.observation_of(self.seat), env.action_mask())
         index = action_index(action, env.num_actions)
         if index is None:
             raise KingdominoError(
@@ -114,6 +114,7 @@ class SingleAgentEnv(gymnasium.Env):
         self.observation_space = self.aec.observation_space(self.aec.possible_agents[0])["observation"]
         self.action_space = spaces.Discrete(self.aec.num_actions)
         self.learner = 0  # the learner's seat in the current episode
+        self._view: PublicView | None = None  # the opponent players' view of this episode's game, once needed
         self.set_opponents(opponents)
 
     def set_opponents(self, opponents: Sequence[Any]) -> None:
@@ -140,8 +141,16 @@ class SingleAgentEnv(gymnasium.Env):
 
     @property
     def game(self) -> Game:
-        """The game being played (the engine's Game)."""
+        """The game being played (the engine's Game, which the AEC env steps along once read)."""
         return self.aec.dealt
+
+    @property
+    def view(self) -> PublicView:
+        """What the opponent players see: the public view of :attr:`game`, made when first needed in a game (only
+        player objects read it; callables and compiled players leave the engine out)."""
+        if self._view is None:
+            self._view = PublicView(self.game)
+        return self._view
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[Any, dict]:
         """Deal a new game, choose the learner's seat (random unless fixed), let opponents play first moves."""
@@ -157,7 +166,7 @@ class SingleAgentEnv(gymnasium.Env):
         self.aec.agent_names = [
             "learner" if p == self.learner else getattr(self._players[p], "spec", "?") for p in range(n)
         ]
-        self._view = PublicView(self.game)
+        self._view = None
         self._play_opponents()  # no reward for the learner can arise before its first move
         return self._observe()
 
@@ -165,25 +174,30 @@ class SingleAgentEnv(gymnasium.Env):
         """Play the learner's action, then the opponents'; the reward is the learner's own."""
         aec = self.aec
         learner = aec.possible_agents[self.learner]
-        aec.step(action)  # IllegalMoveError if illegal_reward is None
+        self._step_learner(action)  # IllegalMoveError if illegal_reward is None
         reward = aec.rewards[learner]
-        if aec.terminations[learner] and not self.game.is_over:  # ended by an illegal move
+        if aec.terminations[learner] and not aec.core.over:  # ended by an illegal move
             obs, info = self._observe()
             info["illegal_move"] = aec.infos[learner]["illegal_move"]
             return obs, float(reward), True, False, info
         reward += self._play_opponents()
         obs, info = self._observe()
-        return obs, float(reward), self.game.is_over, False, info
+        return obs, float(reward), aec.core.over, False, info
+
+    def _step_learner(self, action: Any) -> None:
+        """Play the learner's action (subclasses may let opponents reply in the same call)."""
+        self.aec.step(action)
 
     def _play_opponents(self) -> float:
         """Let opponents act until the learner must act or the game ends; the learner's reward meanwhile."""
-        aec, game = self.aec, self.game
+        aec, core = self.aec, self.aec.core
         learner = aec.possible_agents[self.learner]
         reward = 0.0
-        while not game.is_over and game.current_player != self.learner:
-            seat = game.current_player
-            aec.step(self._players[seat].act(self._view))
-            if aec.terminations[learner] and not game.is_over:
+        while not core.over and core.mover != self.learner:
+            seat = core.mover
+            player = self._players[seat]
+            aec.step(player.act() if isinstance(player, _PolicyOpponent) else player.act(self.view))
+            if aec.terminations[learner] and not core.over:
                 reason = aec.infos[aec.possible_agents[seat]]["illegal_move"]
                 name = getattr(self._players[seat], "spec", "?")
                 raise IllegalMoveError(f"opponent {name!r} in seat {seat}: {reason}")
@@ -191,16 +205,14 @@ class SingleAgentEnv(gymnasium.Env):
         return reward
 
     def _observe(self) -> tuple[Any, dict]:
-        game = self.game
         info: dict[str, Any] = {"seat": self.learner}
-        if game.is_over:
-            info["scores"] = game.scores()
-            info["placings"] = game.placings()
+        if self.aec.core.over:
+            info["scores"], info["placings"] = self.aec.core.standings()
         return self.aec.observation_of(self.learner), info
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions as a bool array (all False once the game is over)."""
-        return action_mask(self.game).astype(bool)
+        return self.aec.action_mask().astype(bool)
 
     def render(self) -> Any:  # an ANSI string or an RGB array; Any, as Gymnasium 1.2 and 1.4 type it apart
         return self.aec.render()

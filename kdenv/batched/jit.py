@@ -141,3 +141,11 @@ def jit(function=None, *, inline: bool = False):
     if path not in _SOURCES:
         _SOURCES.append(path)
     return numba.njit(cache=True, inline="always" if inline else "never")(function)
+
+
+def direct(kernel, *args):
+    """``kernel`` compiled for the types of ``args``, as a callable that skips numba's type dispatch: that
+    dispatch costs about 4 µs a call on this core's NamedTuple arguments (the arrays themselves 1 µs), which
+    one game a step (:mod:`kdenv.batched.single`) cannot afford. The caller must pass arguments of those
+    same types (its own arrays, made once) every call."""
+    return kernel.compile(tuple(kernel.typeof_pyval(a) for a in args))

@@ -10,6 +10,10 @@ compiled core and what runs on it must agree with them exactly. The pairs, and w
   :mod:`agents.tie_break` narrows them to), gprd's best placements, and the greedy moves of fg, eg and pg playouts.
 * ``observation``: :class:`kdenv.encoding.ObservationEncoder` and the core's observations (:mod:`kdenv.batched.observe`
   in the vector env, updated move by move): every observation, with or without gains, and mask of whole games.
+* ``aec-engine``: :mod:`kdenv.kingdomino_v0` (on the compiled core, :mod:`kdenv.batched.single`) and the engine with
+  the encoder: for a seed, the game that ``Game(n, rules, seed)`` deals; at every decision of whole games the agent
+  to move, the mask, the observation of the mover and of another seat (dict or flat, with or without gains), each
+  reward (from the engine's scores and placings); every seat's observation at the end; the record.
 * ``aec-vector``: :mod:`kdenv.kingdomino_v0` and :class:`kdenv.vector.VectorEnv`: at every decision of whole
   games the player to move, the mask, each reward and the end; the final scores and placings; the records.
 * ``observation-copies``: the encoder and the core's observations with gains from every seat, at every decision of
@@ -44,10 +48,11 @@ from kdenv.batched.branch import branch, observe_seats
 from kdenv.batched.machine import FINISHED, PHASE, RANK, Games, copy_game, games, start
 from kdenv.batched.observe import Seen, copy_seen, redraw_rows, seen
 from kdenv.batched.tables import Tables, tables
-from kdenv.encoding import ObservationEncoder, action_mask
+from kdenv.encoding import SCORE_SCALE, ObservationEncoder, action_mask
+from kdenv.flat import flatten
 from kdenv.game import PLACE, Game
-from kdenv.kingdomino_v0 import raw_env
-from kdenv.replay import replay_record
+from kdenv.kingdomino_v0 import raw_env, terminal_rewards
+from kdenv.replay import replay_record, to_record
 from kdenv.rules import Rules
 from kdenv.table import REWARDS
 from kdenv.vector import VectorEnv
@@ -216,6 +221,59 @@ def aec_and_vector(players: int, rules: Rules, data: st.DataObject) -> None:
     assert venv.records() == []
 
 
+# ----- the AEC env on the core, side by side with the engine and the encoder --------------------------------
+def engine_rewards(game: Game, paid: list[int], reward: str) -> list[float]:
+    """Each player's reward from the move just played in ``game``, as the AEC env pays them, from the engine's scores
+    and placings (``paid``: each player's score already paid by the "score" reward, 0 before its first placement)."""
+    rewards = [0.0] * game.num_players
+    mover, action, _ = game.moves[-1]
+    if reward == "score" and action <= discard_action(game.rules.kingdom_size):
+        rewards[mover], paid[mover] = (game.score(mover) - paid[mover]) / SCORE_SCALE, game.score(mover)
+    if game.is_over:
+        rewards = [r + end for r, end in zip(rewards, terminal_rewards(game, reward), strict=True)]
+    return rewards
+
+
+def aec_and_engine(players: int, rules: Rules, data: st.DataObject) -> None:
+    """The AEC env deals the engine's game for a seed and plays it decision by decision as the engine does: the agent
+    to move, its mask, its observation and another seat's (the encoder's), the rewards; every seat's at the end and
+    the record."""
+    seed, gains, flat = data.draw(seeds), data.draw(st.booleans()), data.draw(st.booleans())
+    reward = data.draw(st.sampled_from(REWARDS))
+    env = raw_env(players, rules=rules, gains=gains, reward=reward, observation="flat" if flat else "dict")
+    encoder = ObservationEncoder(players, rules.kingdom_size, gains)
+    rng = np.random.default_rng(seed)
+
+    def check_observation(agent: str, game: Game) -> None:
+        seat = env.possible_agents.index(agent)
+        want = encoder.encode(game, seat)
+        got = env.observe(agent)
+        if flat:
+            assert np.array_equal(got["observation"], flatten(want)), (agent, len(game.moves))
+        else:
+            assert np.array_equal(got["observation"]["board"], want["board"]), (agent, len(game.moves))
+            assert np.array_equal(got["observation"]["features"], want["features"]), (agent, len(game.moves))
+        acting = not game.is_over and seat == game.current_player
+        assert np.array_equal(got["action_mask"], action_mask(game) if acting else np.zeros_like(got["action_mask"]))
+
+    for game_seed in (seed, None):  # a seeded deal played on the core alone, then the next one with the engine's
+        env.reset(seed=game_seed)  # game read from the start (so stepped along)
+        game = Game(players, rules, seed if game_seed is not None else env.game.seed)
+        paid = [0] * players
+        while not game.is_over:
+            assert env.agent_selection == f"player_{game.current_player}"
+            check_observation(env.agent_selection, game)
+            check_observation(env.possible_agents[int(rng.integers(players))], game)
+            action = int(rng.choice(game.legal_actions()))
+            game.step(action)
+            env.step(action)
+            assert [env.rewards[a] for a in env.possible_agents] == engine_rewards(game, paid, reward)
+        assert all(env.terminations.values())
+        for agent in env.possible_agents:
+            check_observation(agent, game)
+        assert env.record() == to_record(game)
+
+
 # ----- the core's observations through copies of rows ----------------------------------------------------
 def copy_row(t: Tables, src: tuple[Games, Seen], i: int, dst: tuple[Games, Seen], j: int, redraw: bool) -> None:
     """Copy game row ``i`` into row ``j`` as a search would, its seen row copied along or drawn afresh."""
@@ -332,6 +390,7 @@ PAIRS = {
     "engine-core": engine_and_core,
     "full-greedy": full_greedy,
     "observation": observation,
+    "aec-engine": aec_and_engine,
     "aec-vector": aec_and_vector,
     "observation-copies": observation_through_copies,
     "tree-steps": tree_steps,

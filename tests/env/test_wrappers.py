@@ -8,7 +8,9 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 from agents.random_player import RandomPlayer
+from kdenv.encoding import ObservationEncoder
 from kdenv.errors import IllegalMoveError, IllegalMoveWarning, KingdominoError
+from kdenv.replay import replay_record
 from kdenv.rules import STUDY_RULES, Rules
 from training.envs.single_agent import KingdominoSingleAgentEnv
 
@@ -50,6 +52,27 @@ def test_learner_gets_its_own_rank_reward_from_any_seat() -> None:
         assert total == pytest.approx(1 - 2 * info["placings"][seat] / 3)
         last_mover_was_opponent |= movers[-1] != seat
     assert len(seats) > 1 and last_mover_was_opponent
+
+
+@pytest.mark.parametrize("read_game", [False, True], ids=["core-alone", "engine-along"])
+def test_compiled_opponents_play_legal_games_whose_records_replay(read_game: bool) -> None:
+    """Scripted specs reply inside the compiled core: the learner sees the encoder's observation of the engine's
+    game, gets its rank reward, and the record (with the opponents' moves) re-plays to the final scores; with the
+    engine's game read from the start it is stepped along with every move."""
+    env = KingdominoSingleAgentEnv(3, seat=1, opponents=["fg", "random"], rules=Rules(middle_kingdom=True))
+    encoder = ObservationEncoder(3, 5)
+    obs, info = env.reset(seed=4)
+    rng, total, done = np.random.default_rng(4), 0.0, False
+    while not done:
+        if read_game:
+            want = encoder.encode(env.game, 1)
+            assert np.array_equal(obs["board"], want["board"]) and np.array_equal(obs["features"], want["features"])
+        obs, reward, done, _, info = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
+        total += reward
+    assert total == pytest.approx(1 - info["placings"][1])
+    record = env.record()
+    assert record["agents"] == ["random", "learner", "fg"]
+    assert replay_record(record).scores() == info["scores"] == record["final"]["scores"]
 
 
 def test_fixed_seat_margin_and_score_rewards() -> None:

@@ -2,7 +2,10 @@
 
 :class:`KingdominoSingleAgentEnv` is :class:`kdenv.wrappers.SingleAgentEnv` whose opponents may also be spec
 strings (``"random"``, ``"fg"``, ``"ppo:PATH"``), made by :func:`agents.registry.make_player` and seated at the
-table; without ``opponents`` the learner plays against random players. ``import kdenv`` registers it
+table; without ``opponents`` the learner plays against random players. When every opponent is a scripted spec
+(``"random"``, ``"gprd"``, ``"fg"``, ``"fgt"``) they play inside the compiled core (``agents.batched_policies``, as in
+:mod:`training.envs.one_learner`), drawing from a generator seeded at each reset, and the engine stays out of the
+loop; the same seed plays the same episode. ``import kdenv`` registers it
 (:mod:`kdenv.registration`), and ``gymnasium.make`` imports this module::
 
     import gymnasium, kdenv
@@ -14,9 +17,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
+from agents.batched_policies import Policy, advance, workspace
+from agents.learner_turn import learner_turn
 from agents.registry import make_player
+from kdenv.batched.rng import draw_states
 from kdenv.rules import Rules, player_count
 from kdenv.wrappers import Opponent, SingleAgentEnv, TablePlayer
+from training.envs.one_learner import COMPILED
 
 
 class KingdominoSingleAgentEnv(SingleAgentEnv):
@@ -31,7 +40,47 @@ class KingdominoSingleAgentEnv(SingleAgentEnv):
         **kwargs: Any,
     ) -> None:
         default = ["random"] * (player_count(num_players) - 1)
+        self._codes: list[int] | None = None  # the compiled opponents' codes, when every opponent has one
         super().__init__(num_players, rules, default if opponents is None else opponents, *args, **kwargs)
+        self._seats = np.zeros((1, self.num_players), np.int64)  # each seat's Policy code, the learner's LEARNER
+        self._plans = np.full(1, -1, np.int64)
+        self._waiting = np.zeros(1, np.int64)
+        self._work = workspace(self.aec.core.tables.cells)
+        self._draws = np.zeros(1, np.uint64)
+        self._seated = False
+
+    def set_opponents(self, opponents: Sequence[Any]) -> None:
+        """As the view's; opponents that are all scripted specs play in the compiled core."""
+        super().set_opponents(opponents)
+        compiled = all(isinstance(o, str) and o in COMPILED for o in opponents)
+        self._codes = [int(COMPILED[o]) for o in opponents] if compiled else None
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[Any, dict]:
+        self._seated = False
+        return super().reset(seed=seed, options=options)
+
+    def _step_learner(self, action: Any) -> None:
+        """The learner's action and, with compiled opponents, their replies in the same compiled call."""
+        if self._codes is None:
+            super()._step_learner(action)
+        else:
+            self.aec.step(action, learner_turn, self._seats, self._plans, self._waiting, self._work, self._draws)
+
+    def _play_opponents(self) -> float:
+        """Compiled opponents move in one call of the core (seated at a game's first call); others as in the view."""
+        if self._codes is None:
+            return super()._play_opponents()
+        aec, learner, n = self.aec, self.learner, self.num_players
+        if not self._seated:
+            self._seats[0, learner] = Policy.LEARNER
+            for j, code in enumerate(self._codes):
+                self._seats[0, (learner + 1 + j) % n] = code
+            self._plans[0], self._draws[:] = -1, draw_states(self.np_random, 1)
+            self._seated = True
+        if aec.core.over or aec.core.mover == learner:
+            return 0.0
+        aec.play_compiled(advance, self._seats, self._plans, self._waiting, self._work, self._draws)
+        return aec.rewards[aec.possible_agents[learner]]
 
     def make_opponent(self, opponent: Any) -> TablePlayer:
         """A spec string is made into its player, seated at this table; anything else as kdenv takes it."""
