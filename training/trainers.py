@@ -39,6 +39,17 @@ def train(backend: str, data: Any, overrides: list[str], resume: str | None) -> 
     return trainer(data, overrides, resume)
 
 
+def check(data: Any, overrides: list[str]) -> None:
+    """The config ``data`` with ``overrides``, checked as its trainer would check it (a one-line ConfigError),
+    without training: a benchmark's entries are told before any run."""
+    from training.az.config import az_config
+    from training.ppo.config import config_from_dict
+    from training.rllib.config import rllib_config
+
+    backend = backend_of(data, None)
+    {"rllib": rllib_config, "az": az_config}.get(backend, config_from_dict)(data, overrides)
+
+
 def _train_sb3(data: Any, overrides: list[str], resume: str | None) -> Path:
     from training.ppo.config import config_from_dict
     from training.ppo.train import load_run_config, train

@@ -77,3 +77,11 @@ def test_a_bad_grid_is_one_line_before_any_training(setting, message, tmp_path, 
     assert kdenv(TINY, "--set", setting, "--out", str(tmp_path / "never")) == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1 and not (tmp_path / "never").exists()
+
+
+def test_the_shipped_grid_and_its_entries_load():
+    from training.benchmark.config import load_grid
+
+    grid, entries = load_grid("configs/benchmark/study.yaml")
+    assert grid.at() == [25_000 * k for k in range(1, 9)] and len(entries) == 4
+    assert {e.budget for e in entries} == {"ppo.total_timesteps", "rllib.iterations"}

@@ -18,6 +18,7 @@ from pydantic.dataclasses import dataclass
 
 from training.arena.protocols import get_protocol
 from training.ppo.config import POSITIVE, SECTION, ConfigError, Count, read_yaml, validate
+from training.trainers import check
 
 
 @dataclass(config=SECTION)
@@ -71,5 +72,5 @@ def load_entry(path: str) -> Entry:
     if (entry.config is None) == (entry.command is None):
         raise ConfigError(f"{path}: give either config (a kdenv train config) or command (one of your own)")
     if entry.config is not None:
-        read_yaml(entry.config)  # a missing or bad file is told before any run
+        check(read_yaml(entry.config), entry.set)  # a missing file or a bad key is told before any run
     return entry
