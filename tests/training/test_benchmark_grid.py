@@ -85,3 +85,12 @@ def test_the_shipped_grid_and_its_entries_load():
     grid, entries = load_grid("configs/benchmark/study.yaml")
     assert grid.at() == [25_000 * k for k in range(1, 9)] and len(entries) == 4
     assert {e.budget for e in entries} == {"ppo.total_timesteps", "rllib.iterations"}
+
+
+def test_an_entry_counting_games_gets_the_learner_s_decisions_of_the_table():
+    """Expert iteration's budget counts iterations of 64 games: 64 x 2 x 24 dominoes / 2 seats at 2 players."""
+    from training.benchmark.config import load_entry
+
+    exit_ = load_entry("configs/benchmark/exit.yaml")
+    assert exit_.steps_per(2, 24) == 64 * 48 // 2 and exit_.steps_per(4, 48) == 64 * 96 // 4
+    assert load_entry("configs/benchmark/rllib_vs_fg.yaml").steps_per(4, 48) == 4000

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import field
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic.dataclasses import dataclass
 
@@ -29,8 +29,20 @@ class Entry:
     set: list[str] = field(default_factory=list)  # key=value overrides of that config
     budget: str = "ppo.total_timesteps"  # the config key the step budget goes in
     steps_per_unit: Annotated[Count, POSITIVE] = 1  # learner steps per unit of `budget` (an RLlib iteration: 4000)
+    # or: a unit of `budget` is this many games, their learner steps the learner's decisions at the task's table
+    # (an expert-iteration iteration plays selfplay.games games; `seats`: the learner's decisions in one seat of
+    # each, or in every seat)
+    games_per_unit: Annotated[Count, POSITIVE] | None = None
+    seats: Literal["one", "all"] = "one"
     command: str | None = None  # or a command of one's own (see the module docstring)
     player: str = "ppo:{run}/last.zip"  # the spec that plays the result
+
+    def steps_per(self, players: int, in_play: int) -> int:
+        """Learner steps per unit of ``budget`` at a table of ``players`` with ``in_play`` dominoes: a pick and a
+        placement per domino, in one seat or in all."""
+        if self.games_per_unit is None:
+            return self.steps_per_unit
+        return self.games_per_unit * 2 * in_play // (1 if self.seats == "all" else players)
 
 
 @dataclass(config=SECTION)

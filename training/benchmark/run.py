@@ -75,7 +75,7 @@ def _train_to(entry: Entry, protocol: Protocol, seed: int, step: int, work: Path
         if done.returncode:
             raise BenchmarkError(f"the command of {entry.name} failed (exit {done.returncode}): {command}")
         return entry.player.format(work=work)
-    units = max(1, step // entry.steps_per_unit)
+    units = max(1, step // entry.steps_per(protocol.players, protocol.rules.setup(protocol.players)[1]))
     runs = sorted(work.glob("run-*"))
     if runs:
         run = train(backend_of(None, str(runs[-1])), None, [f"{entry.budget}={units}"], str(runs[-1]))
