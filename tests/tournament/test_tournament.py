@@ -130,6 +130,8 @@ def test_long_specs_are_broken_after_commas_in_the_plot(tmp_path):
     assert label.replace("\n", "") == spec and len(label.splitlines()) > 1
     assert all(len(line) <= 23 for line in label.splitlines())
     assert _wrapped("ppo:default") == "ppo:default"
+    path = "sb3:/tmp/benchmark/training/script/vs-fg-2p/seed-0/model.zip"  # a checkpoint's path: after its slashes
+    assert _wrapped(path).replace("\n", "") == path and all(len(line) <= 23 for line in _wrapped(path).splitlines())
     results = run_tournament([spec, "random"], players=2, games=2, workers=1)
     with warnings.catch_warnings():
         warnings.simplefilter("error")

@@ -6,6 +6,7 @@ import io
 import json
 import math
 import os
+import re
 from pathlib import Path
 
 from kdenv.files import write_atomically
@@ -181,15 +182,14 @@ def plot(results: Results, path: str | os.PathLike, subtitle: str = "") -> None:
 
 
 def _wrapped(spec: str, width: int = 22) -> str:
-    """A player spec broken after its commas into lines of about ``width`` characters: long specs (a search's
-    options) would otherwise squeeze the plot's axes to nothing."""
+    """A player spec broken after its commas and slashes into lines of about ``width`` characters: long specs (a
+    search's options, a checkpoint's path) would otherwise squeeze the plot's axes to nothing."""
     lines = [""]
-    for part in spec.split(","):
-        if lines[-1] and len(lines[-1]) + len(part) + 1 > width:
-            lines[-1] += ","
+    for part in re.findall(r"[^,/]+[,/]?|[,/]", spec):
+        if lines[-1] and len(lines[-1]) + len(part) > width + 1:
             lines.append(part)
         else:
-            lines[-1] += ("," if lines[-1] else "") + part
+            lines[-1] += part
     return "\n".join(lines)
 
 
