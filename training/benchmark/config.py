@@ -34,6 +34,7 @@ class Entry:
     # each, or in every seat)
     games_per_unit: Annotated[Count, POSITIVE] | None = None
     seats: Literal["one", "all"] = "one"
+    opponents: str | None = None  # the config key that takes the task's opponents, one a seat (rllib.opponents)
     command: str | None = None  # or a command of one's own (see the module docstring)
     player: str = "ppo:{run}/last.zip"  # the spec that plays the result
 

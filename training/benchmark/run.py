@@ -83,6 +83,8 @@ def _train_to(entry: Entry, protocol: Protocol, seed: int, step: int, work: Path
         assert entry.config is not None  # an entry has a config or a command (load_entry)
         data = read_yaml(entry.config)
         table = [f"env.num_players={protocol.players}", f'env.rules="{protocol.rule_names}"']
+        if entry.opponents is not None:
+            table.append(f"{entry.opponents}=[{', '.join(protocol.opponents)}]")
         where = [f"seed={seed}", f"runs_dir={work}", "name=run", f"{entry.budget}={units}"]
         run = train(backend_of(data, None), data, [*entry.set, *table, *where], None)
     return entry.player.format(run=run, work=work)
