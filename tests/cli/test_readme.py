@@ -44,12 +44,12 @@ def test_the_first_command_sets_up_and_plays_the_quick_tournament_in_a_fresh_ven
     assert (out / "ratings.png").stat().st_size > 10_000 and (out / "results.md").exists()
 
 
-def test_the_readme_s_own_player_plays_the_tournament_it_shows(tmp_path):
-    """The 15-line player of "A player of your own", saved as it says, seated by its command (fewer games)."""
-    text = (ROOT / "README.md").read_text()
+def test_the_docs_own_player_plays_the_tournament_they_show(tmp_path):
+    """The 15-line player of the docs' "A player of your own", saved as it says, seated by its command (fewer games)."""
+    text = (ROOT / "docs" / "players.md").read_text()
     player = re.search(r"Save this as `mybots.py`:\n\n```python\n(.+?)```", text, re.S)
     command = re.search(r"and seat it: `(kdenv tournament [^`]+)`", text)
-    assert player and command, "README.md has no own player under 'A player of your own'"
+    assert player and command, "docs/players.md has no own player under 'A player of your own'"
     assert len(player.group(1).splitlines()) <= 20
     (tmp_path / "mybots.py").write_text(player.group(1))
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
