@@ -18,7 +18,7 @@ import time
 
 import numpy as np
 
-from agents.arena import play_game
+from agents.game_loop import play_game
 from agents.playout import Playouts
 from agents.registry import make_player
 from kdenv.game import Game

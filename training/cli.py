@@ -31,7 +31,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
         "training.train_cli",
         "train a player: MaskablePPO, RLlib's PPO or expert iteration (vs scripted opponents or in self-play)",
     ),
-    "play": ("agents.play.terminal", "play a game against the agents in the terminal or, with --web, in the browser"),
+    "play": ("training.play_cli", "play a game against the agents in the terminal or, with --web, in the browser"),
     "view": ("training.view_cli", "write a static site to look at game records in a browser (no server needed)"),
 }
 

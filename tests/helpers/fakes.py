@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from agents.arena import SEAT_STRIDE
 from agents.base import Player
+from agents.game_loop import SEAT_STRIDE
 from kdenv.view import PublicView
 
 
@@ -28,7 +28,7 @@ class OnePlyGreedy(Player):
 
 
 class CrashPlayer(Player):
-    """Raises on its move in games whose seed is even (``reset`` gets the seat's seed, agents.arena.seat_seed),
+    """Raises on its move in games whose seed is even (``reset`` gets the seat's seed, agents.game_loop.seat_seed),
     plays randomly otherwise."""
 
     def reset(self, seat: int, seed: int | None = None) -> None:

@@ -79,7 +79,7 @@ def test_a_player_of_one_s_own_plays_on_ray(local_ray, tmp_path):
 def test_evaluation_plays_its_tournament_on_ray(local_ray, tmp_path):
     from agents.checkpoint import read_checkpoint
     from tests.helpers.checkpoints import SETTINGS, write_checkpoint
-    from training.arena.evaluate import evaluate
+    from training.arena.training_eval import evaluate
 
     write_checkpoint(tmp_path / "tiny.zip", SETTINGS)
     settings, state = read_checkpoint(tmp_path / "tiny.zip")

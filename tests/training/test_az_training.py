@@ -17,8 +17,8 @@ import numpy as np
 import pytest
 import torch
 
-from agents.arena import play_game
 from agents.az_search import Search
+from agents.game_loop import play_game
 from agents.registry import make_player
 from kdenv.actions import discard_action
 from kdenv.batched.machine import MADE, copy_game, games

@@ -8,7 +8,7 @@ import zipfile
 
 import pytest
 
-from agents.arena import play_game
+from agents.game_loop import play_game
 from agents.ppo_player import DEFAULT_CHECKPOINT, CheckpointError, PPOOptions, PPOPlayer
 from agents.registry import PlayerSpecError, make_player
 from kdenv.game import Game

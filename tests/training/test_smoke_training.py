@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from agents.arena import play_game
+from agents.game_loop import play_game
 from agents.registry import make_player
 from kdenv.game import Game
 from kdenv.rules import STUDY_RULES

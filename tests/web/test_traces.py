@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from agents.arena import play_game
+from agents.game_loop import play_game
 from agents.registry import make_player
 from agents.trace import TOP
 from kdenv.errors import RecordError

@@ -53,7 +53,7 @@ class ScheduledGame:
     seating: int  # index into SEATINGS[players]
     agents: tuple[str, ...]  # spec of the agent in each seat
     deal_seed: int  # seeds the deck and king order (Game(players, rules, deal_seed))
-    play_seed: int  # seeds the players' own choices (agents.arena.play_game)
+    play_seed: int  # seeds the players' own choices (agents.game_loop.play_game)
 
 
 @dataclass(frozen=True)

@@ -11,8 +11,8 @@ from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from agents.arena import play_game
 from agents.base import Player
+from agents.game_loop import play_game
 from agents.registry import PLAYERS, make_player
 from kdenv.game import Game
 from kdenv.replay import to_record

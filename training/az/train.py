@@ -40,7 +40,7 @@ from agents.checkpoint import load_optimizer, read_checkpoint, write_player
 from agents.ppo_player import build_policy
 from kdenv.files import append_jsonl, read_jsonl, write_jsonl
 from kdenv.symmetry import symmetries
-from training.arena.evaluate import EVAL_SEED, evaluate, to_entry
+from training.arena.training_eval import EVAL_SEED, evaluate, to_entry
 from training.az.buffer import ReplayBuffer, load_window, prune, write_chunk
 from training.az.config import AZConfig, az_config
 from training.az.learner import Learner, mean

@@ -18,7 +18,7 @@ from typing import Any
 from stable_baselines3.common.callbacks import BaseCallback
 
 from agents.checkpoint import CheckpointSettings, save_model
-from training.arena.evaluate import EVAL_SEED, evaluate, to_entry
+from training.arena.training_eval import EVAL_SEED, evaluate, to_entry
 from training.ppo.config import Stage, TrainConfig
 from training.ppo.league import League, OpponentSampler
 from training.ppo.run import BEST, LAST, RunDirectory

@@ -22,9 +22,9 @@ from typing import Any
 from agents.rllib_player import POLICY
 from agents.rllib_player import RUN_CHECKPOINT as CHECKPOINT  # the run's latest algorithm checkpoint
 from kdenv.files import append_jsonl, read_jsonl, write_jsonl
-from training.arena.evaluate import EVAL_SEED, to_entry
 from training.arena.ray_backend import connected
 from training.arena.tournament import Tournament
+from training.arena.training_eval import EVAL_SEED, to_entry
 from training.ppo.config import ConfigError, read_yaml
 from training.ppo.pictures import plot_learning_curve
 from training.ppo.run import CONFIG_FILE, RunDirectory

@@ -38,8 +38,8 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse
 from starlette.routing import Route
 
-from agents.arena import play_moves, seat_players
 from agents.base import Player
+from agents.game_loop import play_moves, seat_players
 from agents.play.web.guard import Guard, RequestError
 from agents.play.web.offer import Offer
 from agents.registry import make_player

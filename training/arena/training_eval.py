@@ -116,7 +116,7 @@ def to_entry(result: AgentResult) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m training.arena.evaluate CHECKPOINT [--opponent fg] [--games 200]``: strength of a checkpoint."""
+    """``python -m training.arena.training_eval CHECKPOINT [--opponent fg] [--games 200]``: strength of a checkpoint."""
     import argparse
 
     from agents.checkpoint import read_checkpoint
