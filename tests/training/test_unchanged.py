@@ -1,0 +1,39 @@
+"""Behaviour kept across refactors: a fixed-seed tournament plays the same games, and a fixed-seed iteration of
+expert iteration writes the same network, as the code did when these figures were taken (2026-12-07)."""
+
+import hashlib
+import json
+
+import numpy as np
+import pytest
+
+from agents.checkpoint import read_checkpoint
+from kdenv.rules import Rules
+from training.arena.tournament import run_tournament
+from training.az.config import az_config
+from training.az.train import LAST, train_az
+from training.ppo.config import read_yaml
+
+TOURNAMENT_MOVES = "30b1f1f66f51d362"  # sha256 of the sorted games' moves, first 16 hex digits
+EXIT_FIRST_SUMS = [0.268951, 11.801577, 0.258828, 9.654371, 0.167062, 6.095001]  # the first tensors, by name
+EXIT_TOTAL = 21701.09816  # the sum of every weight's magnitude
+
+
+def test_a_fixed_seed_tournament_plays_the_same_games(tmp_path):
+    rules = Rules.from_names("middle_kingdom,harmony")
+    run_tournament(["fg", "gprd", "random"], players=3, games=6, rules=rules, seed=7, out=tmp_path, workers=1)
+    moves = [json.loads(line)["moves"] for line in (tmp_path / "games.jsonl").read_text().splitlines()]
+    digest = hashlib.sha256(json.dumps(sorted(moves, key=json.dumps)).encode()).hexdigest()
+    assert digest[:16] == TOURNAMENT_MOVES
+
+
+@pytest.mark.slow
+def test_a_fixed_seed_expert_iteration_writes_the_same_network(tmp_path):
+    selfplay = "selfplay={games: 2, parallel: 2, simulations: 4, considered: 4, batch: 4}"
+    overrides = [f"runs_dir={tmp_path}", "iterations=1", "warmup.games=2", selfplay,
+                 "eval={every: 0, games: 0, search_games: 0}"]  # fmt: skip
+    run = train_az(az_config(read_yaml("configs/az_smoke.yaml"), overrides))
+    _, weights = read_checkpoint(run / LAST)
+    tensors = [np.asarray(weights[name], dtype=np.float64) for name in sorted(weights)]
+    assert [t.sum() for t in tensors[:6]] == pytest.approx(EXIT_FIRST_SUMS, abs=2e-6)
+    assert sum(np.abs(t).sum() for t in tensors) == pytest.approx(EXIT_TOTAL, rel=1e-8)
