@@ -9,8 +9,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from training.ppo.pictures import plot_league, plot_learning_curve
-from training.ppo.run import load_run_config
+from training.ppo.train import load_run_config
+from training.runs.pictures import plot_league, plot_learning_curve
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -24,7 +24,7 @@ from training.az.learner import Learner
 from training.az.selfplay import Positions, SelfPlay, Timing
 from training.az.start import starting_network
 from training.az.workers import InProcess, LocalWorkers, RayWorkers, make_selfplay
-from training.ppo.config import check_device
+from training.runs.config import check_device
 
 
 def _selfplay_rate(

@@ -21,8 +21,8 @@ from stable_baselines3.common.callbacks import BaseCallback
 
 from agents.policy_network import KingdomPolicy, policy_kwargs
 from kdenv.rules import STUDY_RULES
-from training.ppo.config import check_device
 from training.ppo.vec_env import SB3VecEnv
+from training.runs.config import check_device
 
 
 class _Clock:

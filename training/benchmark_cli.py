@@ -43,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         from training.benchmark.config import load_grid
         from training.benchmark.run import run_grid
-        from training.ppo.train import Interrupted
+        from training.runs.signals import Interrupted
 
         grid, entries = load_grid(args.config, args.overrides)
         folder = Path(args.out) if args.out else Path("runs") / "benchmark" / grid.name

@@ -33,8 +33,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from training.ppo.config import ConfigError, read_yaml
-    from training.ppo.train import Interrupted
+    from training.runs.config import ConfigError, read_yaml
+    from training.runs.signals import Interrupted
     from training.trainers import backend_of, train
 
     data = read_yaml(args.config) if args.config else None

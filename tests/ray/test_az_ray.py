@@ -9,7 +9,7 @@ import pytest
 
 from training.az.config import az_config
 from training.az.train import train_az
-from training.ppo.config import read_yaml
+from training.runs.config import read_yaml
 
 TINY = ["warmup.games=2", "iterations=2", "selfplay={games: 2, parallel: 2, simulations: 2, considered: 2, batch: 2}",
         "eval={every: 2, games: 2, opponents: [fg], search_games: 0, workers: 1}"]  # fmt: skip

@@ -12,9 +12,9 @@ from agents.registry import make_player
 from kdenv.replay import read_records, replay_record
 from kdenv.rules import Rules
 from training.arena.tournament import Tournament
-from training.ppo.config import ConfigError
 from training.rllib.config import rllib_config
 from training.rllib.train import train_rllib
+from training.runs.config import ConfigError
 
 TINY = {
     "name": "tiny",

@@ -13,7 +13,7 @@ from agents.checkpoint import CheckpointError
 from agents.registry import make_player
 from tests.helpers.locks import held_elsewhere
 from training.cli import main
-from training.ppo.run import CONFIG_FILE, LAST
+from training.runs.directory import CONFIG_FILE, LAST
 
 
 @pytest.fixture

@@ -34,7 +34,7 @@ from training.az.start import starting_network
 from training.az.train import LAST, train_az
 from training.az.workers import make_selfplay, search_settings
 from training.cli import main
-from training.ppo.config import read_yaml
+from training.runs.config import read_yaml
 
 SMOKE = "configs/az_smoke.yaml"
 TINY = ["warmup.games=2", "selfplay={games: 2, parallel: 2, simulations: 2, considered: 2, batch: 2}",

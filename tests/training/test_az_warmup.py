@@ -11,7 +11,7 @@ from agents.policy_network import heads
 from agents.ppo_player import build_policy
 from training.az.config import az_config
 from training.az.start import Outcomes, fit_values, network_games, starting_network, value_error
-from training.ppo.config import read_yaml
+from training.runs.config import read_yaml
 
 
 def started(tmp_path, *overrides: str):

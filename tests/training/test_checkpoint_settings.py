@@ -32,7 +32,7 @@ def test_every_shipped_checkpoint_reads_and_writes_back_as_it_is(path):
 
 def test_new_checkpoints_write_the_keys_the_trainers_always_wrote(tmp_path):
     from training.ppo.config import config_from_dict
-    from training.ppo.run import checkpoint_settings
+    from training.runs.directory import checkpoint_settings
 
     settings = checkpoint_settings(config_from_dict({"env": {"num_players": 3, "gains": True}}))
     assert settings.to_dict() == {

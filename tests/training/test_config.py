@@ -6,15 +6,16 @@ import re
 
 import pytest
 
-from training.ppo.config import ConfigError, Stage, TrainConfig, config_from_dict, load_config
+from training.ppo.config import Stage, TrainConfig, config_from_dict, load_config
+from training.runs.config import ConfigError
 
 
 def test_every_shipped_config_loads():
     from pathlib import Path
 
     from training.az.config import az_config
-    from training.ppo.config import read_yaml
     from training.rllib.config import rllib_config
+    from training.runs.config import read_yaml
 
     paths = sorted(Path("configs").glob("*.yaml"))
     backends = {path: read_yaml(path).get("backend", "sb3") for path in paths}

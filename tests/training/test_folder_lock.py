@@ -13,7 +13,7 @@ from kdenv.files import FolderLock, FolderLockedError
 from tests.helpers.locks import held_elsewhere
 from training.cli import main
 from training.ppo.config import load_config
-from training.ppo.run import CONFIG_FILE, LAST, RunDirectory
+from training.runs.directory import CONFIG_FILE, LAST, RunDirectory
 
 
 def test_a_second_process_is_refused_with_the_pid_that_holds_the_folder(tmp_path):

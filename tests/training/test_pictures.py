@@ -6,7 +6,7 @@ import json
 import shutil
 
 from benchmarks.plot_training import main as plot_training
-from training.ppo.pictures import plot_league, plot_learning_curve
+from training.runs.pictures import plot_league, plot_learning_curve
 
 
 def test_learning_curve_and_league_ratings_are_drawn_from_the_evaluations(tmp_path):

@@ -10,8 +10,10 @@ from agents.game_loop import play_game
 from agents.registry import make_player
 from kdenv.game import Game
 from kdenv.rules import STUDY_RULES
-from training.ppo.config import ConfigError, load_config
-from training.ppo.train import LAST, load_run_config, train
+from training.ppo.config import load_config
+from training.ppo.train import load_run_config, train
+from training.runs.config import ConfigError
+from training.runs.directory import LAST
 
 
 @pytest.mark.slow

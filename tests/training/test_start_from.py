@@ -14,10 +14,11 @@ from kdenv.game import Game
 from kdenv.rules import STUDY_RULES
 from kdenv.view import PublicView
 from tests.helpers.checkpoints import SETTINGS, write_checkpoint
-from training.ppo.config import ConfigError, init_checkpoint, load_config
+from training.ppo.config import load_config
 from training.ppo.league import OpponentSampler
-from training.ppo.run import checkpoint_settings
 from training.ppo.train import build_model, make_env, start_from
+from training.runs.config import ConfigError, init_checkpoint
+from training.runs.directory import checkpoint_settings
 
 TINY = SETTINGS["network"]
 TOWER = {**SETTINGS, "gains": True, "network": {**TINY, "seat_values": True, "value_tower": True}}

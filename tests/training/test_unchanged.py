@@ -12,7 +12,7 @@ from kdenv.rules import Rules
 from training.arena.tournament import run_tournament
 from training.az.config import az_config
 from training.az.train import LAST, train_az
-from training.ppo.config import read_yaml
+from training.runs.config import read_yaml
 
 TOURNAMENT_MOVES = "30b1f1f66f51d362"  # sha256 of the sorted games' moves, first 16 hex digits
 EXIT_FIRST_SUMS = [0.268951, 11.801577, 0.258828, 9.654371, 0.167062, 6.095001]  # the first tensors, by name

@@ -13,13 +13,13 @@ from pydantic.dataclasses import dataclass
 
 from agents.az_search import Evaluation, Rollout
 from kdenv.rules import Rules
-from training.ppo.config import (
+from training.ppo.config import BCConfig
+from training.runs.config import (
     AT_LEAST_ZERO,
     BUDGET,
     POSITIVE,
     SECTION,
     SHARE,
-    BCConfig,
     ConfigError,
     Count,
     EnvConfig,
@@ -34,7 +34,7 @@ from training.ppo.config import (
     init_settings,
     validate,
 )
-from training.ppo.config import init_checkpoint as shared_init_checkpoint
+from training.runs.config import init_checkpoint as shared_init_checkpoint
 
 INITS = ("default", "scratch")  # besides a checkpoint's path
 Opponent = Literal["none", "random", "gprd", "fg", "fgt"]  # self-play: none (every seat searches), or a compiled player

@@ -24,7 +24,7 @@ from agents.policy_network import values as value_outputs
 from agents.ppo_player import BatchedPolicy, build_policy
 from kdenv.vector import VectorEnv
 from training.az.config import AZConfig, init_checkpoint
-from training.ppo.run import table_settings
+from training.runs.directory import table_settings
 
 
 def run_settings(config: AZConfig, network: NetworkSettings) -> CheckpointSettings:

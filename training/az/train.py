@@ -47,11 +47,11 @@ from training.az.learner import Learner, mean
 from training.az.selfplay import Timing
 from training.az.start import fit_values, network_games, starting_network
 from training.az.workers import InProcess, LocalWorkers, RayWorkers
-from training.ppo.config import ConfigError, read_yaml
-from training.ppo.pictures import plot_learning_curve
-from training.ppo.run import CONFIG_FILE, RunDirectory
-from training.ppo.train import Interrupted, stop_on_signals
 from training.progress import ProgressBar
+from training.runs.config import ConfigError, read_yaml
+from training.runs.directory import CONFIG_FILE, RunDirectory
+from training.runs.pictures import plot_learning_curve
+from training.runs.signals import Interrupted, stop_on_signals
 
 LAST, BEST, METRICS, BUFFER = "last.zip", "best.zip", "metrics.jsonl", "buffer"
 

@@ -17,7 +17,7 @@ from typing import Annotated, Any, Literal
 from pydantic.dataclasses import dataclass
 
 from training.arena.protocols import get_protocol
-from training.ppo.config import POSITIVE, SECTION, ConfigError, Count, read_yaml, validate
+from training.runs.config import POSITIVE, SECTION, ConfigError, Count, read_yaml, validate
 from training.trainers import check
 
 

@@ -18,8 +18,8 @@ from training.arena.evaluation import FILE, evaluate
 from training.arena.protocols import Protocol, get_protocol
 from training.benchmark.aggregate import BenchmarkError, write_summary
 from training.benchmark.config import Entry, Grid
-from training.ppo.config import read_yaml
 from training.progress import ProgressBar
+from training.runs.config import read_yaml
 from training.trainers import backend_of, train
 
 

@@ -21,8 +21,8 @@ from agents.checkpoint import CheckpointSettings, save_model
 from training.arena.training_eval import EVAL_SEED, evaluate, to_entry
 from training.ppo.config import Stage, TrainConfig
 from training.ppo.league import League, OpponentSampler
-from training.ppo.run import BEST, LAST, RunDirectory
 from training.progress import ProgressBar, log_line
+from training.runs.directory import BEST, LAST, RunDirectory
 
 
 @dataclass

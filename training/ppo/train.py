@@ -1,6 +1,6 @@
 """MaskablePPO on the vector env, top to bottom: the config, the envs, the network, the warm start, the loop.
 
-``train(config)`` makes (or reopens, to resume) a run directory (:mod:`training.ppo.run`), seats the learner
+``train(config)`` makes (or reopens, to resume) a run directory (:mod:`training.runs.directory`), seats the learner
 in ``ppo.n_envs`` games of one vector env against opponents drawn by the league's sampler, builds the
 network, warms it up by imitating Full Greedy, and runs ``model.learn`` with the run's duties as
 callbacks (:mod:`training.ppo.callbacks`): league, evaluation, checkpoints, progress.
@@ -8,20 +8,16 @@ callbacks (:mod:`training.ppo.callbacks`): league, evaluation, checkpoints, prog
 
 from __future__ import annotations
 
-import contextlib
-import signal
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import torch
+import yaml
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import CallbackList
 from stable_baselines3.common.logger import configure as configure_logger
 
 from agents.checkpoint import CheckpointSettings, load_optimizer, read_checkpoint, save_model, starting_weights
 from agents.policy_network import KingdomPolicy, policy_kwargs
-from kdenv.errors import KingdominoError
 from training.ppo.bc import behaviour_clone
 from training.ppo.callbacks import (
     CheckpointCallback,
@@ -30,11 +26,13 @@ from training.ppo.callbacks import (
     ProgressCallback,
     RunState,
 )
-from training.ppo.config import ConfigError, TrainConfig, init_checkpoint
+from training.ppo.config import TrainConfig, config_from_dict
 from training.ppo.league import League, OpponentSampler
-from training.ppo.run import BC, LAST, RunDirectory, checkpoint_settings, load_run_config
 from training.ppo.vec_env import SB3VecEnv
 from training.progress import ProgressBar
+from training.runs.config import ConfigError, init_checkpoint
+from training.runs.directory import BC, CONFIG_FILE, LAST, RunDirectory, checkpoint_settings
+from training.runs.signals import Interrupted, stop_on_signals
 
 __all__ = ["LAST", "load_run_config", "train"]
 
@@ -126,29 +124,6 @@ def start_from(model: MaskablePPO, init: str, settings: CheckpointSettings) -> N
     model.policy.load_state_dict(model.policy.state_dict() | starting_weights(init_settings, init_weights))
 
 
-class Interrupted(KingdominoError):
-    """A run stopped by SIGINT or SIGTERM once its checkpoint (``saved``) is written: it can be resumed."""
-
-    def __init__(self, path: Path, step: int, saved: str = "last.zip", unit: str = "step") -> None:
-        super().__init__(f"interrupted at {unit} {step}; {saved} is saved: resume with kdenv train --resume {path}")
-
-
-@contextlib.contextmanager
-def stop_on_signals(progress: Any) -> Iterator[None]:
-    """While learning, SIGINT and SIGTERM set ``progress.interrupted``, asking the run to stop after the current
-    step (which then writes its checkpoint, as at the end of a run) instead of killing it."""
-
-    def stop(signum, frame) -> None:
-        progress.interrupted = True
-
-    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        yield
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
-
-
 def make_env(config: TrainConfig, sampler: OpponentSampler, seed: int) -> SB3VecEnv:
     """``ppo.n_envs`` games in one vector env, the learner in a random seat, opponents drawn by ``sampler``."""
     env = SB3VecEnv(
@@ -228,3 +203,13 @@ def warm_start(config: TrainConfig, model: MaskablePPO, run: RunDirectory, setti
     games, accuracy = int(summary.get("bc/games", 0)), summary.get("bc/accuracy", 0.0)
     bar.print(f"behaviour cloning of {bc.teacher}: {games} games, accuracy (a best move of fg) {accuracy:.1%}")
     save_model(model, run.path / BC, settings, {"step": 0, "bc": summary})
+
+
+def load_run_config(path: str | Path, overrides: list[str] | None = None) -> TrainConfig:
+    """The config a run was started with (its config.yaml), plus overrides."""
+    run = RunDirectory.open(path)
+    try:
+        data = yaml.safe_load((run.path / CONFIG_FILE).read_text())
+    except (OSError, yaml.YAMLError) as err:
+        raise ConfigError(f"cannot read {str(run.path / CONFIG_FILE)!r}: {err}") from None
+    return config_from_dict(data, overrides)

@@ -12,7 +12,7 @@ from pydantic.dataclasses import dataclass
 
 from kdenv.rules import Rules
 from training.envs.one_learner import COMPILED
-from training.ppo.config import (
+from training.runs.config import (
     AT_LEAST_ZERO,
     DISCOUNT,
     POSITIVE,
@@ -29,7 +29,7 @@ from training.ppo.config import (
     init_settings,
     validate,
 )
-from training.ppo.config import init_checkpoint as shared_init_checkpoint
+from training.runs.config import init_checkpoint as shared_init_checkpoint
 
 
 @dataclass(config=SECTION)

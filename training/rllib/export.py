@@ -15,9 +15,9 @@ from pathlib import Path
 from agents.checkpoint import CheckpointSettings, write_player, write_settings
 from agents.rllib_module import weights_to_ppo
 from agents.rllib_player import load_module
-from training.ppo.config import read_yaml
-from training.ppo.run import CONFIG_FILE, checkpoint_settings
 from training.rllib.config import rllib_config
+from training.runs.config import read_yaml
+from training.runs.directory import CONFIG_FILE, checkpoint_settings
 
 
 def export_ppo(run: str | Path, out: str | Path, module: str | Path | None = None) -> CheckpointSettings:

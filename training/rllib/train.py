@@ -25,14 +25,14 @@ from kdenv.files import append_jsonl, read_jsonl, write_jsonl
 from training.arena.ray_backend import connected
 from training.arena.tournament import Tournament
 from training.arena.training_eval import EVAL_SEED, to_entry
-from training.ppo.config import ConfigError, read_yaml
-from training.ppo.pictures import plot_learning_curve
-from training.ppo.run import CONFIG_FILE, RunDirectory
-from training.ppo.train import Interrupted, stop_on_signals
 from training.progress import ProgressBar
 from training.rllib.config import RLlibConfig, init_checkpoint, rllib_config
 from training.rllib.env import KingdominoMultiAgentEnv
 from training.rllib.vector_env import VectorEnvRunner
+from training.runs.config import ConfigError, read_yaml
+from training.runs.directory import CONFIG_FILE, RunDirectory
+from training.runs.pictures import plot_learning_curve
+from training.runs.signals import Interrupted, stop_on_signals
 
 METRICS = "metrics.jsonl"
 

@@ -1,4 +1,4 @@
-"""A run directory and what it holds: ``runs/<name>-<time>/`` with its config, checkpoints, league and logs.
+"""A trainer's run directory and what it holds: ``runs/<name>-<time>/`` with its config, checkpoints and logs.
 
 ``config.yaml`` (the config used), ``tb/`` (TensorBoard), ``last.zip`` (written every ``checkpoint_every``
 steps, with the league and counters inside, so that ``--resume`` continues where it stopped), ``best.zip``
@@ -21,7 +21,7 @@ import yaml
 from agents.checkpoint import CheckpointSettings, NetworkSettings
 from kdenv.files import LOCK_FILE, FolderLock, append_jsonl, read_jsonl, write_atomically, write_jsonl
 from kdenv.rules import Rules
-from training.ppo.config import ConfigError, EnvConfig, NetworkConfig, TrainConfig, config_from_dict
+from training.runs.config import ConfigError, EnvConfig, NetworkConfig
 
 CONFIG_FILE = "config.yaml"
 LAST, BEST, BC = "last.zip", "best.zip", "bc.zip"
@@ -115,13 +115,3 @@ class RunDirectory:
 
     def log_eval(self, record: dict) -> None:
         append_jsonl(self.eval_log, record)
-
-
-def load_run_config(path: str | Path, overrides: list[str] | None = None) -> TrainConfig:
-    """The config a run was started with (its config.yaml), plus overrides."""
-    run = RunDirectory.open(path)
-    try:
-        data = yaml.safe_load((run.path / CONFIG_FILE).read_text())
-    except (OSError, yaml.YAMLError) as err:
-        raise ConfigError(f"cannot read {str(run.path / CONFIG_FILE)!r}: {err}") from None
-    return config_from_dict(data, overrides)

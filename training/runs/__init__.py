@@ -1,0 +1,1 @@
+"""The machinery every trainer's run shares: its config library, run directory, signals and pictures."""
