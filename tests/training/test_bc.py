@@ -89,12 +89,12 @@ def test_a_last_chunk_stops_at_the_games_asked_for_though_more_envs_finish_at_on
 def test_the_warm_start_imitates_the_games_its_progress_bar_counts_to():
     """``kdenv train configs/smoke.yaml`` showed ``imitating fg (games): 64/16``: 64 envs finishing together."""
     from agents.ppo_player import build_policy
+    from kdenv.table import Table
     from tests.helpers.checkpoints import tiny
     from training.ppo.bc import behaviour_clone
+    from training.ppo.config import BCConfig
 
     counted: list[int] = []
-    summary = behaviour_clone(
-        build_policy(tiny()), teacher="fg", games=4, num_players=4, rules=STUDY_RULES, reward="rank", epochs=1,
-        batch_size=64, learning_rate=1e-3, value_weight=0.5, on_games=counted.append,
-    )  # fmt: skip
+    bc = BCConfig(games=4, teacher="fg", epochs=1, batch_size=64, learning_rate=1e-3, value_weight=0.5)
+    summary = behaviour_clone(build_policy(tiny()), bc, Table(4, STUDY_RULES, "rank"), on_games=counted.append)
     assert sum(counted) == summary["bc/games"] == 4

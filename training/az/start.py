@@ -65,15 +65,11 @@ def with_value_tower(settings: CheckpointSettings, policy, seed: int) -> tuple[C
 
 
 def _imitate(config: AZConfig, policy, log: Callable[[str], None]) -> None:
+    from kdenv.table import Table
     from training.ppo.bc import behaviour_clone
 
     bc = config.bc
-    summary = behaviour_clone(
-        policy, teacher=bc.teacher, games=bc.games, num_players=config.env.num_players, rules=config.rules(),
-        reward="rank", epochs=bc.epochs, batch_size=bc.batch_size, learning_rate=bc.learning_rate,
-        value_weight=bc.value_weight, seed=config.seed,
-        max_seconds=None if bc.max_minutes is None else 60 * bc.max_minutes, dagger=bc.dagger,
-    )  # fmt: skip
+    summary = behaviour_clone(policy, bc, Table(config.env.num_players, config.rules(), "rank"), config.seed)
     log(f"imitation of {bc.teacher}: {int(summary.get('bc/games', 0))} games, "
         f"accuracy {summary.get('bc/accuracy', 0.0):.1%}")  # fmt: skip
 

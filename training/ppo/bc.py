@@ -32,8 +32,9 @@ from kdenv.batched.rng import draw_states
 from kdenv.encoding import SCORE_SCALE, table_of
 from kdenv.game import PICK, Game
 from kdenv.rules import Rules
-from kdenv.table import Reward
+from kdenv.table import Reward, Table
 from kdenv.vector import VectorEnv
+from training.ppo.config import BCConfig
 
 BOARD_LEVELS = 3  # board planes take values k/3 (crowns); stored as uint8 k
 
@@ -171,30 +172,26 @@ def clone_step(policy, optimizer, obs: dict, mask, target, value, value_weight: 
 
 def behaviour_clone(
     policy,
-    *,
-    teacher: str,
-    games: int,
-    num_players: int,
-    rules: Rules,
-    reward: Reward,
-    epochs: int,
-    batch_size: int,
-    learning_rate: float,
-    value_weight: float,
+    bc: BCConfig,
+    table: Table,
     seed: int = 0,
+    *,
     chunk_games: int = 64,
     buffer_chunks: int = 8,
-    max_seconds: float | None = None,
-    dagger: float = 0.0,
     log: Callable[[dict[str, float], int], None] | None = None,
     on_games: Callable[[int], None] | None = None,
 ) -> dict[str, float]:
-    """Fit ``policy`` to ``games`` teacher games; each decision is used ``epochs`` times on average.
+    """Fit ``policy`` to ``bc.games`` games of ``bc.teacher`` at ``table``; each decision is used ``bc.epochs``
+    times on average.
 
-    With ``dagger`` > 0 that share of the seats is played by the policy being trained. Stops early after
-    ``max_seconds``. Returns the mean policy loss, accuracy and value loss over the last chunk's steps, and
+    With ``bc.dagger`` > 0 that share of the seats is played by the policy being trained. Stops early after
+    ``bc.max_minutes``. Returns the mean policy loss, accuracy and value loss over the last chunk's steps, and
     the number of games imitated.
     """
+    teacher, games, epochs, batch_size = bc.teacher, bc.games, bc.epochs, bc.batch_size
+    learning_rate, value_weight, dagger = bc.learning_rate, bc.value_weight, bc.dagger
+    num_players, rules, reward = table.num_players, table.rules, table.reward
+    max_seconds = None if bc.max_minutes is None else 60 * bc.max_minutes
     deadline = None if max_seconds is None else time.monotonic() + max_seconds
     optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
     policy.set_training_mode(True)

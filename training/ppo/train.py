@@ -18,6 +18,7 @@ from stable_baselines3.common.logger import configure as configure_logger
 
 from agents.checkpoint import CheckpointSettings, load_optimizer, read_checkpoint, save_model, starting_weights
 from agents.policy_network import KingdomPolicy, policy_kwargs
+from kdenv.table import Table
 from training.ppo.bc import behaviour_clone
 from training.ppo.callbacks import (
     CheckpointCallback,
@@ -180,23 +181,8 @@ def warm_start(config: TrainConfig, model: MaskablePPO, run: RunDirectory, setti
         games += n
 
     try:
-        summary = behaviour_clone(
-            model.policy,
-            teacher=bc.teacher,
-            games=bc.games,
-            num_players=config.env.num_players,
-            rules=config.rules(),
-            reward=config.env.reward,
-            epochs=bc.epochs,
-            batch_size=bc.batch_size,
-            learning_rate=bc.learning_rate,
-            value_weight=bc.value_weight,
-            seed=config.seed,
-            max_seconds=None if bc.max_minutes is None else 60 * bc.max_minutes,
-            dagger=bc.dagger,
-            log=log,
-            on_games=advance,
-        )
+        table = Table(config.env.num_players, config.rules(), config.env.reward)
+        summary = behaviour_clone(model.policy, bc, table, config.seed, log=log, on_games=advance)
     finally:
         bar.stop()
         writer.close()
