@@ -83,7 +83,7 @@ def test_the_shipped_grid_and_its_entries_load():
     from training.benchmark.config import load_grid
 
     grid, entries = load_grid("configs/benchmark/study.yaml")
-    assert grid.at() == [25_000 * k for k in range(1, 9)] and len(entries) == 4
+    assert grid.at() == [25_000 * k for k in range(1, 5)] and len(entries) == 4
     assert {e.budget for e in entries} == {"ppo.total_timesteps", "rllib.iterations"}
     rllib = next(e for e in entries if e.name == "rllib-vs-fg")
     assert rllib.opponents == "rllib.opponents"  # the task's opponents go there: 1 fg at 2 players, 3 at 4
