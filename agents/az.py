@@ -4,73 +4,51 @@
 ``ppo`` checkpoint, or one written by expert iteration. The search is :mod:`agents.az_search`; the network's
 priors and per-seat values come from :mod:`agents.evaluator`. A decision with one legal action is not searched.
 
-Spec: ``az:default,simulations=64`` (options: ``simulations=N`` or ``seconds=S`` per decision, default ``seconds=1``;
-``clock`` wall|cpu; ``root`` gumbel|puct; ``considered=16`` Gumbel's root actions; ``c=1.25`` PUCT's exploration;
-``c_visit=50``, ``c_scale=1`` sigma's constants; ``values`` views|mover|seats (default: seats where the checkpoint has
-a value per seat, else views; unread where the rollouts alone value a leaf); ``batch=16`` leaves per forward pass;
-``rollout`` none|random|gprd|fg|fgt|network (default fg) and ``mix=1``: each leaf is played out by that compiled
-policy (fgt: the searcher's seat by fgt, the others by fg; network: the searcher's seat by the network's favourite
-moves, the others by fg), and its value is ``mix`` times the rollout's plus the rest of the network's; ``others``
-search|fg|fgt|gprd|random: the other seats' moves in the tree, searched as the searcher's own are (max^n, the default),
-or that compiled policy's, as the rollouts play them (an opponent model: the tree then branches at the searcher's own
-moves and the lines drawn); ``lines=K`` the lines drawn
-a chance node keeps, its later simulations drawing one of them (default 0: every line drawn its own child);
-``eval`` rank|r, what a finished game, in the tree or at a rollout's end, is worth to each seat: its rank reward, or
-its score's share against the best other, own / (own + best), rescaled to [-1, 1] (the study's R, ``mce``'s default;
-the default where rollouts alone value the leaves, else rank, the scale the network's values were trained on);
-``sample`` true|false (Gumbel noise at the root; puct: play by visits); ``seed=N``).
+Spec: ``az:default,simulations=64``. The player's own options: ``simulations=N`` or ``seconds=S`` per decision
+(default ``seconds=1``), ``clock`` wall|cpu, ``values`` views|mover|seats (default: seats where the checkpoint has a
+value per seat, else views; unread where the rollouts alone value a leaf) and ``seed=N``. The search's options, with
+their meanings, ranges and defaults, are declared once in :class:`agents.search_settings.Settings` (the spec names
+``c_puct`` ``c`` and ``evaluation`` ``eval``): the root (Gumbel or PUCT) and its constants, the leaves batched, the
+rollout policy and its ``mix`` with the network's values, the other seats' moves in the tree (max^n or a compiled
+policy's), the lines a chance node keeps, and what a finished game is worth to each seat.
 
 Why rollouts by default: measured by ``kdenv bench decisions``, the moves the search chose on the networks'
-values were worse than the prior's own, and those it chose on ``fg`` playouts better (``benchmarks/RESULTS.md``);
-``gprd`` playouts, 2-4x as many in the time, won 14.5 points less against three ``fg``.
-The network guides the search by its prior; ``rollout=none`` (or ``mix`` below 1) brings its values in.
+values were worse than the prior's own, and those it chose on ``fg`` playouts better (``benchmarks/RESULTS.md``,
+with the figures). The network guides the search by its prior; ``rollout=none`` (or ``mix`` below 1) brings its
+values in.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass
 from typing import Annotated
 
 import numpy as np
 
-from agents.az_search import Clock, Evaluate, Evaluation, Others, Result, Rollout, Root, Search, Settings
+from agents.az_search import Clock, Evaluate, Result, Search
 from agents.base import Player
 from agents.evaluator import Evaluator, Values
-from agents.options import CONSTANT, COUNT, SECONDS, SEED, Bound, ClockName, Key
+from agents.options import COUNT, SECONDS, SEED, ClockName
 from agents.playout import Snapshot
 from agents.ppo_player import PPOOptions, PPOPlayer
 from agents.search import Budget
+from agents.search_settings import Settings, settings_of
 from agents.trace import move_text, top
 from kdenv.batched.tables import tables
 from kdenv.rules import Rules
 from kdenv.view import PublicView
 
-SEARCH = Settings()  # the search's defaults, which the spec's options take
-
 
 @dataclass(frozen=True)
-class AZOptions:
-    """``az``'s options (see the module docstring)."""
+class AZOptions(Settings):
+    """``az``'s options: the search's settings (:class:`agents.search_settings.Settings`) and the player's own (see
+    the module docstring)."""
 
     path: str = "default"
     simulations: Annotated[int, COUNT] | None = None
     seconds: Annotated[float, SECONDS] | None = None
     clock: ClockName = "wall"
-    root: Root = SEARCH.root  # the search's constants default to its own (Settings)
-    considered: Annotated[int, Bound(1, least=True, high=1024)] = SEARCH.considered
-    c: Annotated[float, CONSTANT] = SEARCH.c_puct
-    c_visit: Annotated[float, CONSTANT] = SEARCH.c_visit
-    c_scale: Annotated[float, Bound(high=1000)] = SEARCH.c_scale
     values: Values | None = None
-    batch: Annotated[int, Bound(1, least=True, high=4096)] = SEARCH.batch
-    rollout: Rollout = SEARCH.rollout
-    mix: Annotated[float, Bound(least=True, high=1)] = SEARCH.mix  # the rollout's share of a leaf's value
-    # the lines drawn a chance node keeps (0: all)
-    lines: Annotated[int, Bound(least=True, high=COUNT.high)] = SEARCH.lines
-    others: Others = SEARCH.others  # the other seats in the tree: searched (max^n), or moved by a policy
-    evaluation: Annotated[Evaluation | None, Key("eval")] = None  # a finished game's worth: rank or r (None: see
-    # the module docstring)
-    sample: bool = SEARCH.sample
     seed: Annotated[int, SEED] | None = None
 
 
@@ -82,10 +60,7 @@ class AZPlayer(Player):
     def __init__(self, options: AZOptions = AZOptions()) -> None:
         super().__init__()
         self.budget = Budget(options.seconds, options.simulations, options.clock, name="simulations")
-        shared = {f.name: getattr(options, f.name) for f in fields(Settings) if f.name not in ("c_puct", "evaluation")}
-        settings = Settings(c_puct=options.c, **shared)
-        evaluation = options.evaluation or ("r" if settings.rolled_only else "rank")  # the network's values are ranks
-        self.settings = replace(settings, evaluation=evaluation)
+        self.settings = settings_of(options)
         self.values = options.values
         self.base_seed = options.seed
         # reads the checkpoint (one-line errors), and the table's with seat_at

@@ -31,11 +31,12 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Generator
 from dataclasses import dataclass
-from typing import Any, Literal, NamedTuple, Protocol
+from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 
 from agents.batched_policies import Policy, advance, finish_rows, policy_moves, workspace
+from agents.search_settings import Settings
 from kdenv.batched.batch import play_rows
 from kdenv.batched.branch import branch, observe_seats
 from kdenv.batched.machine import DRAWN, KING, PHASE, PICKING, QUEUE, RANK, SHARE, games
@@ -45,37 +46,9 @@ from kdenv.batched.tables import Tables
 
 VIRTUAL_LOSS = 1.0  # subtracted from the mover's value of an edge while a simulation through it waits
 MAX_DEPTH = 96  # the longest game (2 moves a domino, 48 dominoes)
-ROLLOUTS = {p.name.lower(): int(p) for p in (Policy.RANDOM, Policy.GPRD, Policy.FG, Policy.FGT)}  # their codes
-Rollout = Literal["none", "random", "gprd", "fg", "fgt", "network"]  # none, a rollout policy of ROLLOUTS (fgt: the
-# searcher's seat, Full Greedy the others), or the network for the searcher's seat with Full Greedy for the others
-Evaluation = Literal["rank", "r"]  # a finished game's value: the rank reward, or the score's share (the study's R)
-EVALUATIONS = {"rank": RANK, "r": SHARE}  # their codes (kdenv.batched.machine.outcomes)
-Root = Literal["gumbel", "puct"]
-Others = Literal["search", "random", "gprd", "fg", "fgt"]  # the other seats' moves in the tree: max^n, or a policy's
-
-
-@dataclass(frozen=True)
-class Settings:
-    """The search's constants (the ``az:`` spec's options)."""
-
-    root: Root = "gumbel"
-    c_puct: float = 1.25
-    considered: int = 16  # Gumbel: root actions sampled without replacement
-    c_visit: float = 50.0  # sigma(q) = (c_visit + max visits) * c_scale * q (mctx's maxvisit_init, value_scale)
-    c_scale: float = 1.0
-    batch: int = 16
-    sample: bool = False  # Gumbel noise at the root (else its top actions by prior); puct: play by visits
-    rollout: Rollout = "fg"  # also play each leaf out with that policy (compiled)
-    mix: float = 1.0  # a leaf's value: (1 - mix) * the network's + mix * the rollout's (AlphaGo's lambda)
-    lines: int = 0  # the lines drawn a chance node keeps (0: every line drawn its own child)
-    others: Others = "search"  # the other seats in the tree: searched (max^n), or moved by that compiled policy
-    evaluation: Evaluation = "rank"  # how a finished game (in the tree or a rollout's end) values each seat; the
-    # az player takes r where rollouts alone value leaves: as many wins against three fg, a wider margin (RESULTS)
-
-    @property
-    def rolled_only(self) -> bool:
-        """The rollouts alone value a leaf: the network's values go unused, and its prior alone is read."""
-        return self.rollout != "none" and self.mix == 1
+ROLLOUTS = {p.name.lower(): int(p) for p in (Policy.RANDOM, Policy.GPRD, Policy.FG, Policy.FGT)}  # their codes: the
+# compiled policies of Rollout and Others
+EVALUATIONS = {"rank": RANK, "r": SHARE}  # the Evaluation codes (kdenv.batched.machine.outcomes)
 
 
 class Node:
@@ -312,7 +285,7 @@ class Search:
             self.paths[k, : len(path)] = [node.actions[a] for node, a in path]
         over = np.zeros(count, np.bool_)
         finals = np.zeros((count, t.num_players), np.float64)
-        how = EVALUATIONS[self.settings.evaluation]
+        how = EVALUATIONS[self.settings.outcome]
         branch(self.root_games, 0, g, t, index, decks, self.paths, lengths, over, finals, how)
         live = np.flatnonzero(~over)
         nodes: list = [Leaf(finals[k]) for k in range(count)]

@@ -33,6 +33,14 @@ class Bound:
     least: bool = False
     high: float = LARGEST
 
+    def refuses(self, value: float) -> str | None:
+        """Why ``value`` lies outside the bound (``must be at most 1``), or None where it lies within."""
+        if not (value > self.low or (self.least and value == self.low)):  # also refuses nan
+            return f"must be {'at least' if self.least else 'greater than'} {self.low:g}"
+        if value > self.high:  # infinity too: every Bound's high is finite unless a caller asks for none
+            return f"must be at most {self.high:g}"
+        return None
+
 
 SECONDS = Bound(high=3600)  # a thinking budget in seconds: an hour a decision at most
 COUNT = Bound(high=1_000_000)  # playouts or simulations a decision: under an hour at the compiled playouts' speed
@@ -60,6 +68,13 @@ def fields(kind: type) -> dict[str, tuple[str, Any, dataclasses.Field]]:
 def keys(kind: type) -> set[str]:
     """The spec keys of the options dataclass ``kind``."""
     return set(fields(kind))
+
+
+def bounds(kind: type) -> dict[str, Bound]:
+    """Field name -> :class:`Bound` of each field of the dataclass ``kind`` that declares one."""
+    hints = typing.get_type_hints(kind, include_extras=True)
+    declared = {f.name: [x for x in _extras(hints[f.name]) if isinstance(x, Bound)] for f in dataclasses.fields(kind)}
+    return {name: found[0] for name, found in declared.items() if found}
 
 
 def read_options(kind: type[T], options: Mapping[str, str]) -> T:
@@ -124,8 +139,7 @@ def number(name: str, value: str, kind: Callable[[str], float] = float, minimum:
         read = kind(value)
     except (TypeError, ValueError, OverflowError):
         raise ValueError(f"{name}={value!r} is not a{'n integer' if kind is int else ' number'}") from None
-    if not (read > minimum or (least and read == minimum)):  # also refuses nan
-        raise ValueError(f"{name}={value!r} must be {'at least' if least else 'greater than'} {minimum:g}")
-    if read > high:  # infinity too: every Bound's high is finite unless a caller asks for none
-        raise ValueError(f"{name}={value!r} must be at most {high:g}")
+    why = Bound(minimum, least, high).refuses(read)
+    if why:
+        raise ValueError(f"{name}={value!r} {why}")
     return read

@@ -23,10 +23,11 @@ from typing import get_args
 import numpy as np
 
 from agents import az_search
-from agents.az import AZPlayer, Rollout
+from agents.az import AZPlayer
 from agents.az_search import Evaluate
 from agents.mce import MonteCarloPlayer
 from agents.registry import make_player
+from agents.search_settings import Rollout, Settings
 from kdenv.game import Game
 from kdenv.rules import STUDY_RULES
 from kdenv.view import PublicView
@@ -194,8 +195,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--values", choices=("views", "mover", "seats"), default="",
                         help="how leaves get every value where the network values them (--rollout none)")  # fmt: skip
     parser.add_argument("--batches", type=int, nargs="+", default=list(BATCHES), help="batch sizes (default 1 8 32 64)")
-    parser.add_argument("--rollout", choices=get_args(Rollout), default="fg",
-                        help="the leaves' rollout policy (default fg; none: the network values them)")  # fmt: skip
+    parser.add_argument("--rollout", choices=get_args(Rollout), default=Settings.rollout,
+                        help="the leaves' rollout policy (default: the az player's; none: network values)")  # fmt: skip
     args = parser.parse_args(argv)
     values = args.values or "the player's default"
     print(f"az:{args.network}, rollout: {args.rollout}, values: {values}, {args.simulations} simulations from "

@@ -17,8 +17,8 @@ from typing import get_args
 
 import numpy as np
 
-from agents.az_search import Rollout
 from agents.checkpoint import CheckpointSettings
+from agents.search_settings import SELFPLAY, Rollout
 from training.az.config import AZConfig, Opponent, SelfPlayConfig
 from training.az.learner import Learner
 from training.az.selfplay import Positions, SelfPlay, Timing
@@ -102,9 +102,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="kdenv bench selfplay", description=__doc__.splitlines()[0])
     parser.add_argument("--simulations", type=int, nargs="+", default=[16, 64], help="search budgets to measure")
     parser.add_argument("--parallel", type=int, default=32, help="games stepped at once in a process")
-    parser.add_argument("--considered", type=int, default=16, help="Gumbel's root actions (at most the budget)")
-    parser.add_argument("--rollout", choices=get_args(Rollout), default="none",
-                        help="the leaves' rollout policy (default none: the network values them)")  # fmt: skip
+    parser.add_argument("--considered", type=int, default=SELFPLAY.considered,
+                        help="Gumbel's root actions (at most the budget)")  # fmt: skip
+    parser.add_argument("--rollout", choices=get_args(Rollout), default=SELFPLAY.rollout,
+                        help="the leaves' rollout policy (default: self-play's; none: network values)")  # fmt: skip
     parser.add_argument("--opponent", choices=get_args(Opponent), default="none",
                         help="none: every seat searches; else one seat a game, this player the others")  # fmt: skip
     parser.add_argument("--seconds", type=float, default=20.0, help="time of each self-play measurement")

@@ -7,12 +7,13 @@ import numpy as np
 import pytest
 
 from agents import make_player
-from agents.az_search import Leaf, Node, Search, Settings, completed_q, improved_policy
+from agents.az_search import Leaf, Node, Search, completed_q, improved_policy
 from agents.checkpoint import CheckpointError
 from agents.greedy import FullGreedy
 from agents.playout import Snapshot
 from agents.ppo_player import DEFAULT_CHECKPOINTS
 from agents.registry import PlayerSpecError
+from agents.search_settings import Settings
 from agents.tie_break import TieBrokenFullGreedy
 from kdenv.actions import discard_action, pick_action
 from kdenv.batched.machine import MADE
@@ -222,7 +223,7 @@ def rolled_out_nodes(evaluation: str) -> list[Node]:
 def test_eval_is_r_where_rollouts_alone_value_the_leaves_else_rank(options, evaluation):
     """The network's values were trained on rank rewards, so a search that mixes them in values finished games on
     that scale unless told otherwise."""
-    assert make_player(f"az:default{options}", 4, STUDY_RULES).settings.evaluation == evaluation
+    assert make_player(f"az:default{options}", 4, STUDY_RULES).settings.outcome == evaluation
 
 
 def test_with_eval_r_a_rollout_values_a_leaf_by_the_score_s_share():

@@ -9,11 +9,12 @@ import typing
 import pytest
 
 from agents import PlayerSpecError, make_player
-from agents.az import AZOptions, Rollout
+from agents.az import AZOptions
 from agents.az_search import ROLLOUTS
 from agents.mce import MCEOptions
 from agents.options import COUNT, LARGEST, SECONDS, Bound, Key, fields, read, read_options
 from agents.registry import PLAYERS
+from agents.search_settings import Rollout
 
 
 def player_classes() -> list[type]:

@@ -20,6 +20,7 @@ import torch
 from agents.az_search import Search
 from agents.game_loop import play_game
 from agents.registry import make_player
+from agents.search_settings import settings_of
 from kdenv.actions import discard_action
 from kdenv.batched.machine import MADE, copy_game, games
 from kdenv.encoding import ObservationEncoder, action_mask
@@ -32,7 +33,7 @@ from training.az.config import az_config
 from training.az.selfplay import FIELDS, Positions, SelfPlay
 from training.az.start import starting_network
 from training.az.train import LAST, train_az
-from training.az.workers import make_selfplay, search_settings
+from training.az.workers import make_selfplay
 from training.cli import main
 from training.runs.config import read_yaml
 
@@ -51,7 +52,7 @@ def test_targets_are_the_search_output_and_the_seats_outcomes(tmp_path):
     reward in the order of the per-seat head (the mover first)."""
     config = smoke(tmp_path)
     settings, policy = starting_network(config)
-    play = SelfPlay(settings, policy, 1, 3, search_settings(config.selfplay), seed=5)
+    play = SelfPlay(settings, policy, 1, 3, settings_of(config.selfplay), seed=5)
     while play.obs["action_mask"][0].sum() < 3:
         play.step()
     t = play.tables
@@ -59,7 +60,7 @@ def test_targets_are_the_search_output_and_the_seats_outcomes(tmp_path):
     copy_game(play.env.games, 0, before, 0)
     mover, game = int(play.movers[0]), play.env.game(0)
     play.step()
-    result = Search(t, 1, search_settings(config.selfplay)).run(play.evaluator, before, rng, 3)
+    result = Search(t, 1, settings_of(config.selfplay)).run(play.evaluator, before, rng, 3)
     board, features, mask, target, recorded = play.pending[0].rows[-1]
     expected = np.zeros(t.num_actions, np.float32)
     expected[result.root.actions] = result.policy
@@ -102,8 +103,8 @@ def test_with_an_opponent_one_seat_a_game_searches_and_the_opponent_holds_the_ot
 
 def test_self_play_values_finished_games_as_its_config_says(tmp_path):
     """``selfplay.evaluation`` reaches the search (rank by default: the scale of ``target_temperature``)."""
-    assert search_settings(smoke(tmp_path).selfplay).evaluation == "rank"
-    assert search_settings(smoke(tmp_path, "selfplay.evaluation=r").selfplay).evaluation == "r"
+    assert settings_of(smoke(tmp_path).selfplay).evaluation == "rank"
+    assert settings_of(smoke(tmp_path, "selfplay.evaluation=r").selfplay).evaluation == "r"
 
 
 def test_with_a_target_temperature_the_target_is_the_prior_tilted_by_the_q_values(tmp_path):
@@ -111,14 +112,14 @@ def test_with_a_target_temperature_the_target_is_the_prior_tilted_by_the_q_value
     Q-values as they are; the search's own improved policy (sigma rescales Q to [0, 1]) is another."""
     config = smoke(tmp_path, "selfplay.c_scale=1")
     settings, policy = starting_network(config)
-    play = SelfPlay(settings, policy, 1, 4, search_settings(config.selfplay), seed=5, target_temperature=0.5)
+    play = SelfPlay(settings, policy, 1, 4, settings_of(config.selfplay), seed=5, target_temperature=0.5)
     while play.obs["action_mask"][0].sum() < 3:
         play.step()
     t = play.tables
     before, rng = games(1, t), copy.deepcopy(play.rng)
     copy_game(play.env.games, 0, before, 0)
     play.step()
-    result = Search(t, 1, search_settings(config.selfplay)).run(play.evaluator, before, rng, 4)
+    result = Search(t, 1, settings_of(config.selfplay)).run(play.evaluator, before, rng, 4)
     target = play.pending[0].rows[-1][3]
     tilted = np.exp(result.root.logits + result.q / 0.5)
     assert target[result.root.actions] == pytest.approx(tilted / tilted.sum(), abs=1e-6)
@@ -131,7 +132,7 @@ def test_with_the_symmetries_each_sampled_position_is_one_of_its_images(tmp_path
     values stay."""
     config = smoke(tmp_path)
     settings, policy = starting_network(config)
-    played = SelfPlay(settings, policy, 1, 3, search_settings(config.selfplay), seed=5).play(1)
+    played = SelfPlay(settings, policy, 1, 3, settings_of(config.selfplay), seed=5).play(1)
     placements = np.flatnonzero(played.mask[:, : discard_action(settings.kingdom_size)].sum(axis=1) > 2)
     buffer = ReplayBuffer(1)
     buffer.add(Positions(*(getattr(played, f)[placements[-1:]] for f in FIELDS)))

@@ -9,9 +9,12 @@ from dataclasses import field
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
+from pydantic import ValidationInfo, field_validator
 from pydantic.dataclasses import dataclass
+from pydantic_core import PydanticCustomError
 
-from agents.az_search import Evaluation, Rollout
+from agents.options import bounds
+from agents.search_settings import SELFPLAY, Evaluation, Others, Rollout, Root, Settings
 from kdenv.rules import Rules
 from training.ppo.config import BCConfig
 from training.runs.config import (
@@ -19,7 +22,6 @@ from training.runs.config import (
     BUDGET,
     POSITIVE,
     SECTION,
-    SHARE,
     ConfigError,
     Count,
     EnvConfig,
@@ -37,6 +39,7 @@ from training.runs.config import (
 from training.runs.config import init_checkpoint as shared_init_checkpoint
 
 INITS = ("default", "scratch")  # besides a checkpoint's path
+SEARCH_RANGES = bounds(Settings)  # the search's numbers and their ranges, as the az player's spec reads them
 Opponent = Literal["none", "random", "gprd", "fg", "fgt"]  # self-play: none (every seat searches), or a compiled player
 
 
@@ -56,20 +59,34 @@ class SelfPlayConfig:
     games: Annotated[Count, POSITIVE] = 64  # games finished per iteration (all workers together)
     parallel: Annotated[Count, POSITIVE] = 32  # games stepped at once in each worker (their leaves batch together)
     simulations: Annotated[Count, POSITIVE] = 16  # search budget per decision
-    considered: Annotated[Count, POSITIVE] = 16  # Gumbel: root actions sampled without replacement
-    batch: Annotated[Count, POSITIVE] = 16  # leaves of one search per round
-    c_visit: Annotated[Real, AT_LEAST_ZERO] = 50.0  # sigma's constants (agents.az_search.Settings)
-    c_scale: Annotated[Real, AT_LEAST_ZERO] = 0.1
-    rollout: Rollout = "none"  # none, or each leaf also played out by this compiled policy (the az player's option)
-    mix: Annotated[Real, SHARE] = 1.0  # then the rollout's share of a leaf's value
-    evaluation: Evaluation = "rank"  # a finished game's value in the search: rank reward (the scale of
-    # target_temperature), or r (the study's R, the az player's default)
+    # the search's settings: their names, meanings, ranges and defaults (SELFPLAY) are agents.search_settings's
+    root: Root = SELFPLAY.root
+    c_puct: Real = SELFPLAY.c_puct
+    considered: Count = SELFPLAY.considered
+    c_visit: Real = SELFPLAY.c_visit
+    c_scale: Real = SELFPLAY.c_scale
+    batch: Count = SELFPLAY.batch
+    sample: Flag = SELFPLAY.sample
+    rollout: Rollout = SELFPLAY.rollout
+    mix: Real = SELFPLAY.mix
+    lines: Count = SELFPLAY.lines
+    others: Others = SELFPLAY.others
+    evaluation: Evaluation = SELFPLAY.outcome  # rank or r (no null: the profile says which)
     opponent: Opponent = "none"  # none: every seat searches; else one seat a game
     # (drawn at each deal) searches and this compiled player holds the others
     target_temperature: Annotated[Real | None, POSITIVE] = None  # None: the targets are the improved policy; else
     # softmax(logits + Q / this), Q on the reward's scale (agents.az_search.tilted_policy): less moved by noise
     workers: Annotated[Count, POSITIVE] = 1  # self-play processes (1: in the learner's process)
     backend: Literal["local", "ray"] = "local"  # local processes, or Ray actors (each with a copy of the network)
+
+    @field_validator(*SEARCH_RANGES)
+    @classmethod
+    def _search_range(cls, value: float, info: ValidationInfo) -> float:
+        """A number of the search within its declared range."""
+        why = SEARCH_RANGES[str(info.field_name)].refuses(value)  # a field validator knows its field
+        if why:
+            raise PydanticCustomError("config_range", why)
+        return value
 
 
 @dataclass(config=SECTION)

@@ -25,9 +25,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from agents.az_search import Search, drive, tilted_policy
-from agents.az_search import Settings as SearchSettings
 from agents.checkpoint import CheckpointSettings
 from agents.evaluator import Evaluator
+from agents.search_settings import Settings as SearchSettings
 from kdenv.batched.machine import copy_game, games
 from kdenv.vector import VectorEnv
 from training.envs.one_learner import OneLearnerVectorEnv

@@ -12,18 +12,11 @@ import multiprocessing
 from collections.abc import Callable
 from typing import Any
 
-from agents.az_search import Settings as SearchSettings
 from agents.checkpoint import CheckpointSettings
+from agents.search_settings import settings_of
 from training.az.config import SelfPlayConfig
 from training.az.selfplay import Positions, SelfPlay, Timing
 from training.main_guard import check_main_guarded
-
-
-def search_settings(selfplay: SelfPlayConfig) -> SearchSettings:
-    """The search of self-play: a Gumbel root that samples (exploration), the config's constants."""
-    return SearchSettings(root="gumbel", considered=selfplay.considered, c_visit=selfplay.c_visit,
-                          c_scale=selfplay.c_scale, batch=selfplay.batch, sample=True, rollout=selfplay.rollout,
-                          mix=selfplay.mix, evaluation=selfplay.evaluation)  # fmt: skip
 
 
 def make_selfplay(settings: CheckpointSettings, weights: dict, selfplay: SelfPlayConfig, seed: int) -> SelfPlay:
@@ -33,7 +26,7 @@ def make_selfplay(settings: CheckpointSettings, weights: dict, selfplay: SelfPla
     from agents.ppo_player import build_policy
 
     policy = build_policy(settings, weights, "the learner's network")
-    play = SelfPlay(settings, policy, selfplay.parallel, selfplay.simulations, search_settings(selfplay), seed,
+    play = SelfPlay(settings, policy, selfplay.parallel, selfplay.simulations, settings_of(selfplay), seed,
                     selfplay.opponent, selfplay.target_temperature)  # fmt: skip
     torch.set_num_threads(1)  # a worker's batches are small: one thread each, the cores shared out by processes
     return play
