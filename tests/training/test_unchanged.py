@@ -17,23 +17,29 @@ from training.runs.config import read_yaml
 TOURNAMENT_MOVES = "30b1f1f66f51d362"  # sha256 of the sorted games' moves, first 16 hex digits
 EXIT_FIRST_SUMS = [0.268951, 11.801577, 0.258828, 9.654371, 0.167062, 6.095001]  # the first tensors, by name
 EXIT_TOTAL = 21701.09816  # the sum of every weight's magnitude
+# the same with self-play in two worker processes (2026-12-07)
+EXIT_TWO_FIRST_SUMS = [0.250677, 11.332169, 0.2415, 8.530612, 0.155595, 5.0641]
+EXIT_TWO_TOTAL = 21581.10192
 
 
-def test_a_fixed_seed_tournament_plays_the_same_games(tmp_path):
+@pytest.mark.parametrize("workers", [1, 2])  # in this process, and in worker processes
+def test_a_fixed_seed_tournament_plays_the_same_games(tmp_path, workers):
     rules = Rules.from_names("middle_kingdom,harmony")
-    run_tournament(["fg", "gprd", "random"], players=3, games=6, rules=rules, seed=7, out=tmp_path, workers=1)
+    run_tournament(["fg", "gprd", "random"], players=3, games=6, rules=rules, seed=7, out=tmp_path, workers=workers)
     moves = [json.loads(line)["moves"] for line in (tmp_path / "games.jsonl").read_text().splitlines()]
     digest = hashlib.sha256(json.dumps(sorted(moves, key=json.dumps)).encode()).hexdigest()
     assert digest[:16] == TOURNAMENT_MOVES
 
 
 @pytest.mark.slow
-def test_a_fixed_seed_expert_iteration_writes_the_same_network(tmp_path):
-    selfplay = "selfplay={games: 2, parallel: 2, simulations: 4, considered: 4, batch: 4}"
+@pytest.mark.parametrize(("workers", "first_sums", "total"), [(1, EXIT_FIRST_SUMS, EXIT_TOTAL),
+                                                              (2, EXIT_TWO_FIRST_SUMS, EXIT_TWO_TOTAL)])  # fmt: skip
+def test_a_fixed_seed_expert_iteration_writes_the_same_network(tmp_path, workers, first_sums, total):
+    selfplay = f"selfplay={{games: 2, parallel: 2, simulations: 4, considered: 4, batch: 4, workers: {workers}}}"
     overrides = [f"runs_dir={tmp_path}", "iterations=1", "warmup.games=2", selfplay,
                  "eval={every: 0, games: 0, search_games: 0}"]  # fmt: skip
     run = train_az(az_config(read_yaml("configs/az_smoke.yaml"), overrides))
     _, weights = read_checkpoint(run / LAST)
     tensors = [np.asarray(weights[name], dtype=np.float64) for name in sorted(weights)]
-    assert [t.sum() for t in tensors[:6]] == pytest.approx(EXIT_FIRST_SUMS, abs=2e-6)
-    assert sum(np.abs(t).sum() for t in tensors) == pytest.approx(EXIT_TOTAL, rel=1e-8)
+    assert [t.sum() for t in tensors[:6]] == pytest.approx(first_sums, abs=2e-6)
+    assert sum(np.abs(t).sum() for t in tensors) == pytest.approx(total, rel=1e-8)
