@@ -12,8 +12,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from training.arena.ray_backend import connected
 from training.arena.tournament import Tournament
+from training.backends.ray_backend import connected
 
 AGENTS = ["fg", "gprd", "random", "mce:seconds=0.02"]  # a mix with a search player, about a second a game
 

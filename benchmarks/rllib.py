@@ -16,7 +16,7 @@ import time
 from typing import Any
 
 from benchmarks.train import measure
-from training.arena.ray_backend import connected
+from training.backends.ray_backend import connected
 from training.rllib.config import rllib_config
 from training.rllib.train import algorithm_config, iteration_metrics, validated
 

@@ -23,7 +23,8 @@ from training.az.config import AZConfig, Opponent, SelfPlayConfig
 from training.az.learner import Learner
 from training.az.selfplay import Positions, SelfPlay, Timing
 from training.az.start import starting_network
-from training.az.workers import InProcess, LocalWorkers, RayWorkers, make_selfplay
+from training.az.workers import SelfPlayers, make_selfplay
+from training.backends.choose import choose_backend
 from training.runs.config import check_device
 
 
@@ -73,24 +74,14 @@ def _backend_rate(
     backend: str, settings: CheckpointSettings, weights: dict, selfplay: SelfPlayConfig, games: int
 ) -> float:
     """Searched decisions/s of the backend's second iteration of ``games`` games (the first pays the start-up)."""
-    if backend == "ray":
-        from training.arena.ray_backend import connected
-
-        with connected(cpus=selfplay.workers) as ray:
-            players = RayWorkers(settings, weights, selfplay, 0, ray)
-            try:
-                return _second_iteration(players, weights, games)
-            finally:
-                players.close()
-    kind = LocalWorkers if selfplay.workers > 1 else InProcess
-    local = kind(settings, weights, selfplay, 0)
+    players = SelfPlayers(choose_backend(backend, selfplay.workers), settings, weights, selfplay, 0)
     try:
-        return _second_iteration(local, weights, games)
+        return _second_iteration(players, weights, games)
     finally:
-        local.close()
+        players.close()
 
 
-def _second_iteration(players, weights: dict, games: int) -> float:
+def _second_iteration(players: SelfPlayers, weights: dict, games: int) -> float:
     players.run(games, weights, lambda: False)
     started = time.perf_counter()
     played = players.run(games, weights, lambda: False)

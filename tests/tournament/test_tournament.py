@@ -10,9 +10,9 @@ from agents.registry import PlayerSpecError
 from kdenv.replay import read_records, replay_record
 from kdenv.rules import Rules
 from tests.helpers.interrupts import InterruptAfter
-from training.arena.local import InProcess, ProcessPool
 from training.arena.report import _wrapped, plot
 from training.arena.tournament import Tournament, TournamentError, run_tournament
+from training.backends.local import InProcess, Processes
 
 
 def test_every_game_is_recorded_and_replays_with_duplicate_deals(tmp_path):
@@ -81,7 +81,7 @@ def test_a_tournament_takes_its_backend_and_every_backend_plays_the_same_games(t
         return sorted(read_records(out / "games.jsonl"), key=lambda r: r["tournament"]["game_id"])
 
     here = records(InProcess(), tmp_path / "here")
-    assert len(here) == 6 and records(ProcessPool(2), tmp_path / "pool") == here
+    assert len(here) == 6 and records(Processes(2), tmp_path / "pool") == here
 
 
 def test_a_longer_run_extends_the_tournament(tmp_path):

@@ -14,7 +14,7 @@ def test_workers_end_when_their_parent_is_killed():
     parent = textwrap.dedent(
         """
         import os, sys, time
-        from training.arena.pool import WorkerPool
+        from training.backends.pool import WorkerPool
 
         pool = WorkerPool(2)
         pids = [pool.submit(os.getpid).result() for _ in range(4)]

@@ -11,10 +11,10 @@ Example::
     results.agent("fg").win_rate     # or all at once: run_tournament([...], players=3, games=120, out=...)
 
 Who sits where and on which deal is :mod:`training.arena.schedule`; one game, wherever it is played, is
-:mod:`training.arena.worker`; where the games run is a :class:`~training.arena.backend.Backend` (in this process,
-worker processes, Ray); the output directory, and resuming from it, is :mod:`training.arena.folder`; the
-statistics are :mod:`training.arena.stats` and :mod:`training.arena.ratings`; the output is
-:mod:`training.arena.report`.
+:mod:`training.arena.worker`; where the games run is a :class:`~training.backends.base.Backend` (in this process,
+worker processes, Ray), each game one task (:mod:`training.arena.games`); the output directory, and resuming
+from it, is :mod:`training.arena.folder`; the statistics are :mod:`training.arena.stats` and
+:mod:`training.arena.ratings`; the output is :mod:`training.arena.report`.
 
 With an output directory ``DIR`` each finished game is appended to ``DIR/games.jsonl`` by this process as it
 finishes, and a game whose player raised to ``DIR/errors.jsonl``. Running the same tournament again resumes:
@@ -35,13 +35,14 @@ from pathlib import Path
 from agents.base import Player
 from agents.registry import make_player
 from kdenv.rules import Rules
-from training.arena.backend import Backend
 from training.arena.errors import TournamentError
 from training.arena.folder import TournamentFolder, summary
-from training.arena.local import InProcess, ProcessPool
+from training.arena.games import play_games
 from training.arena.schedule import SCHEDULE, Schedule, ScheduledGame
 from training.arena.stats import Results, summarize
 from training.arena.worker import Outcome
+from training.backends.base import Backend
+from training.backends.choose import choose_backend
 from training.progress import ProgressBar
 
 FORMAT = "kdenv-tournament/1"
@@ -141,19 +142,25 @@ class Tournament:
         address: str | None = None,
     ) -> Results:
         """Play the pending games on ``backend`` and return the results: a :class:`Backend`, or its name
-        (:func:`choose_backend`): ``local``, in ``workers`` processes (1 = in this process), or ``ray``, as Ray
-        tasks (:mod:`training.arena.ray_backend`), at most ``workers`` at once, on a local Ray or the cluster at
+        (:func:`games_backend`): ``local``, in ``workers`` processes (1 = in this process), or ``ray``, as Ray
+        tasks (:mod:`training.backends.ray_backend`), at most ``workers`` at once, on a local Ray or the cluster at
         ``address``.
 
         Each finished game is appended to ``games.jsonl`` at once; a game whose player raises is
         reported, written to ``errors.jsonl`` and skipped. Ctrl-C stops at once, keeping what is done.
         """
         pending = self.pending
-        if self.objects:
-            backend = self._in_process(backend, workers)
-        elif not isinstance(backend, Backend):
-            backend = choose_backend(backend, workers, address, len(pending))
-        outcomes = backend.play(pending, self.schedule.rules, self.trace)
+        if self.objects and backend == "local" and workers is None:
+            workers = 1  # player objects are in this process only
+        if not isinstance(backend, Backend):
+            backend = games_backend(backend, workers, address, len(pending))
+        if self.objects and not backend.here:
+            names = ", ".join(self.objects)
+            raise TournamentError(
+                f"player objects ({names}) play in this process only: run with workers=1, or name the player by "
+                "a MODULE:ATTR spec to play it in worker processes or on Ray"
+            )
+        outcomes = play_games(backend, pending, self.schedule.rules, self.trace, self.objects)
         bar = ProgressBar("tournament (games)", self.schedule.total, len(self.records), enabled=progress, stderr=True)
         with closing(outcomes), bar:
             for outcome in outcomes:
@@ -161,18 +168,6 @@ class Tournament:
                 if on_outcome is not None:
                     on_outcome(outcome)
         return self.results()
-
-    def _in_process(self, backend: str | Backend, workers: int | None) -> Backend:
-        """The backend of a tournament with Player objects: this process, the only place where they are."""
-        if isinstance(backend, InProcess):
-            return InProcess(self.objects)
-        if backend != "local" or (workers or 1) > 1:
-            names = ", ".join(self.objects)
-            raise TournamentError(
-                f"player objects ({names}) play in this process only: run with workers=1, or name the player by "
-                "a MODULE:ATTR spec to play it in worker processes or on Ray"
-            )
-        return InProcess(self.objects)
 
     def results(self) -> Results:
         """Results of the finished games (raises if there are none)."""
@@ -216,20 +211,14 @@ class Tournament:
         return write_reports(self.folder.path, results, self.settings, self.schedule.describe())
 
 
-def choose_backend(name: str, workers: int | None = None, address: str | None = None, games: int = 0) -> Backend:
-    """The backend called ``name`` for ``games`` games: ``local``, :class:`~training.arena.local.InProcess` for
-    one worker, else a :class:`~training.arena.local.ProcessPool` of ``workers`` (default: every core, at most one
-    a game); ``ray``, :class:`~training.arena.ray_backend.RayTasks` (Ray is imported only then: an optional extra)."""
-    if name == "ray":
-        from training.arena.ray_backend import RayTasks
-
-        return RayTasks(workers, address)
-    if name != "local":
-        raise TournamentError(f"unknown backend {name!r}; choose local or ray")
-    if address is not None:
+def games_backend(name: str, workers: int | None = None, address: str | None = None, games: int = 0) -> Backend:
+    """The backend called ``name`` (:func:`~training.backends.choose.choose_backend`) for ``games`` games: on the
+    local one, ``workers`` processes (default: every core), at most one a game."""
+    if name == "local" and address is not None:
         raise TournamentError("an address is for the ray backend; add --backend ray")
-    workers = max(1, min(workers or os.cpu_count() or 1, games or 1))
-    return InProcess() if workers == 1 else ProcessPool(workers)
+    if name == "local":
+        workers = max(1, min(workers or os.cpu_count() or 1, games or 1))
+    return choose_backend(name, workers, address)
 
 
 def run_tournament(

@@ -24,7 +24,6 @@ iteration under way and save; ``--resume`` continues from ``last.zip``, dropping
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import math
 import tempfile
@@ -46,7 +45,8 @@ from training.az.config import AZConfig, az_config
 from training.az.learner import Learner, mean
 from training.az.selfplay import Timing
 from training.az.start import fit_values, network_games, starting_network
-from training.az.workers import InProcess, LocalWorkers, RayWorkers
+from training.az.workers import SelfPlayers
+from training.backends.choose import choose_backend
 from training.progress import ProgressBar
 from training.runs.config import ConfigError, read_yaml
 from training.runs.directory import CONFIG_FILE, RunDirectory
@@ -141,8 +141,8 @@ class Trainer:
         deadline = None if c.max_minutes is None else time.monotonic() + 60 * c.max_minutes
         players = None
         try:
-            with stop_on_signals(stopper), contextlib.ExitStack() as stack:
-                players = self._players(stack)
+            with stop_on_signals(stopper):
+                players = self._players()
                 while state["iteration"] < c.iterations and not stopper.interrupted:
                     if deadline is not None and time.monotonic() > deadline:
                         break
@@ -159,20 +159,14 @@ class Trainer:
         if stopper.interrupted:
             raise Interrupted(self.run.path, state["iteration"], LAST, unit="iteration")
 
-    def _players(self, stack: contextlib.ExitStack):
-        """The self-play backend of the config, seeded by the iteration (a resumed run plays new games)."""
-        c, weights = self.config, self.learner.weights()
+    def _players(self) -> SelfPlayers:
+        """The self-play of the config on its backend, seeded by the iteration (a resumed run plays new games)."""
+        c = self.config
+        backend = choose_backend(c.selfplay.backend, c.selfplay.workers, c.address)
         seed = c.seed * 1000 + self.state["iteration"]
-        if c.selfplay.backend == "ray":
-            from training.arena.ray_backend import connected
+        return SelfPlayers(backend, self.settings, self.learner.weights(), c.selfplay, seed)
 
-            ray = stack.enter_context(connected(c.address))
-            return RayWorkers(self.settings, weights, c.selfplay, seed, ray)
-        if c.selfplay.workers > 1:
-            return LocalWorkers(self.settings, weights, c.selfplay, seed)
-        return InProcess(self.settings, weights, c.selfplay, seed)
-
-    def iterate(self, players, stopper: _Stopper) -> bool:
+    def iterate(self, players: SelfPlayers, stopper: _Stopper) -> bool:
         """One iteration: self-play, the buffer, the updates, the log; False if a signal stopped it first."""
         c, state = self.config, self.state
         started = time.monotonic()

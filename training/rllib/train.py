@@ -22,9 +22,9 @@ from typing import Any
 from agents.rllib_player import POLICY
 from agents.rllib_player import RUN_CHECKPOINT as CHECKPOINT  # the run's latest algorithm checkpoint
 from kdenv.files import append_jsonl, read_jsonl, write_jsonl
-from training.arena.ray_backend import connected
 from training.arena.tournament import Tournament
 from training.arena.training_eval import EVAL_SEED, to_entry
+from training.backends.ray_backend import connected
 from training.progress import ProgressBar
 from training.rllib.config import RLlibConfig, init_checkpoint, rllib_config
 from training.rllib.env import KingdominoMultiAgentEnv

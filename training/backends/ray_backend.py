@@ -1,10 +1,9 @@
-"""Tournament games as Ray tasks, on a Ray started for the run or on a running cluster (``--address``).
+"""Work on Ray: on a Ray started for the run or on a running cluster (``address``).
 
-Each scheduled game is one task (:func:`training.arena.worker.play_in_worker` in a Ray worker, whose
-players are made once and kept from game to game, as in the local pool). Ray runs a task again when its
-worker dies (``max_retries``); a game whose worker is lost every time comes back as a failed Outcome, which
-the tournament writes to ``errors.jsonl`` and plays again on the next run. The games are those of the local
-backend: a game's deal and play seeds come from the schedule, not from where it runs.
+A task is a Ray task, run again when its worker dies (``max_retries``); one whose worker is lost every time comes
+back as a :class:`~training.backends.base.Lost`. A crew is one Ray actor per worker, each on one CPU. What every
+task or worker is given alike (``common``) is put in Ray's object store once. Where the work runs changes no
+result: seeds come with the work (a game's from its schedule, a self-play worker's from its arguments).
 """
 
 from __future__ import annotations
@@ -12,19 +11,15 @@ from __future__ import annotations
 import logging
 import os
 import socket
-from collections.abc import Generator, Iterator, Sequence
-from contextlib import closing, contextmanager
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
+from contextlib import ExitStack, closing, contextmanager
 from typing import Any
 
-from agents.registry import PLAYERS
 from kdenv.errors import KingdominoError
-from kdenv.rules import Rules
-from training.arena.backend import Backend, windowed
-from training.arena.schedule import ScheduledGame
-from training.arena.worker import Outcome, play_in_worker
+from training.backends.base import Backend, Crew, Lost, T, windowed
 
-RETRIES = 3  # times Ray plays a game again after its worker died
-OBJECT_STORE = 256 * 2**20  # bytes of a local Ray's object store: records are small, and /dev/shm may be too
+RETRIES = 3  # times Ray runs a task again after its worker died
+OBJECT_STORE = 256 * 2**20  # bytes of a local Ray's object store: records and networks are small, /dev/shm may be too
 CONNECT_TIMEOUT_S = 5.0  # seconds to wait for a cluster's port to answer (ray.init itself waits for minutes)
 
 
@@ -90,21 +85,23 @@ def _check_reachable(address: str) -> None:
         pass
 
 
-class RayTasks(Backend):
-    """Each game a Ray task, at most ``workers`` in flight (default: two per CPU of the cluster), on a local Ray
-    or the cluster at ``address``; an interrupt cancels the games in flight."""
+class Ray(Backend):
+    """Tasks and crews on a local Ray or the cluster at ``address``; at most ``workers`` tasks in flight (default:
+    two per CPU of the cluster), and an interrupt cancels those in flight."""
 
     def __init__(self, workers: int | None = None, address: str | None = None) -> None:
         self.workers, self.address = workers, address
 
-    def play(self, games: Sequence[ScheduledGame], rules: Rules, trace: bool = False) -> Generator[Outcome, None, None]:
+    def tasks(
+        self, task: Callable[..., Any], items: Iterable[T], common: tuple = ()
+    ) -> Generator[tuple[T, Any], None, None]:
         with connected(self.address, self.workers) as ray:
-            task = ray.remote(num_cpus=1, max_retries=RETRIES)(play_in_worker)
+            remote = ray.remote(num_cpus=1, max_retries=RETRIES)(task)
             in_flight = self.workers or 2 * max(1, int(ray.cluster_resources().get("CPU", 1)))
-            shared_rules, shared_players = ray.put(rules), ray.put(dict(PLAYERS))
+            shared = [ray.put(value) for value in common]
 
-            def start(game: ScheduledGame) -> Any:
-                return task.remote(game, shared_rules, shared_players, trace)
+            def start(item: T) -> Any:
+                return remote.remote(item, *shared)
 
             def first_done(refs: list[Any]) -> list[Any]:
                 return ray.wait(refs, num_returns=1)[0]
@@ -112,9 +109,32 @@ class RayTasks(Backend):
             def cancel(ref: Any) -> None:
                 ray.cancel(ref, force=True)
 
-            with closing(windowed(games, start, first_done, in_flight, cancel)) as finished:
-                for game, ref in finished:
+            with closing(windowed(items, start, first_done, in_flight, cancel)) as finished:
+                for item, ref in finished:
                     try:
-                        yield ray.get(ref)
+                        yield item, ray.get(ref)
                     except ray.exceptions.RayError as err:  # the worker was lost every time (or Ray failed)
-                        yield Outcome(game, error=f"{type(err).__name__}: {_first_line(err)}", trace=str(err))
+                        yield item, Lost(f"{type(err).__name__}: {_first_line(err)}", str(err))
+
+    def crew(self, kind: type, arguments: Sequence[tuple]) -> Crew:
+        return _Actors(kind, arguments, self.address)
+
+
+class _Actors(Crew):
+    """A crew of Ray actors, one CPU each; Ray is joined (or started) for the crew, and left when it closes."""
+
+    def __init__(self, kind: type, arguments: Sequence[tuple], address: str | None) -> None:
+        self.stack = ExitStack()
+        self.ray = self.stack.enter_context(connected(address, len(arguments)))
+        actor = self.ray.remote(num_cpus=1)(kind)
+        self.actors = [actor.remote(*each) for each in arguments]
+
+    def call(self, method: str, each: Sequence[tuple], common: tuple = ()) -> list[Any]:
+        shared = [self.ray.put(value) for value in common]
+        refs = [getattr(a, method).remote(*mine, *shared) for a, mine in zip(self.actors, each, strict=True)]
+        return self.ray.get(refs)
+
+    def close(self) -> None:
+        for actor in self.actors:
+            self.ray.kill(actor)
+        self.stack.close()

@@ -1,0 +1,42 @@
+"""A tournament's games on a backend (:mod:`training.backends`): each game one task, played where the backend
+runs it by :mod:`training.arena.worker`. Every game's deal and play seeds come from the schedule, so every backend
+plays the same games."""
+
+from __future__ import annotations
+
+from collections.abc import Generator, Mapping, Sequence
+from contextlib import closing
+
+from agents.base import Player
+from agents.registry import PLAYERS
+from kdenv.rules import Rules
+from training.arena.errors import TournamentError
+from training.arena.schedule import ScheduledGame
+from training.arena.worker import Outcome, Seats, play_in_worker, play_scheduled
+from training.backends.base import Backend, Lost, WorkerDied
+
+
+def play_games(
+    backend: Backend,
+    games: Sequence[ScheduledGame],
+    rules: Rules,
+    trace: bool = False,
+    objects: Mapping[str, Player] | None = None,
+) -> Generator[Outcome, None, None]:
+    """The Outcomes of ``games`` as they finish, in any order, their records traced with ``trace``; closing the
+    iterator early stops the games in flight. The Player ``objects`` (by name) sit only at a backend ``here``."""
+    if backend.here:
+        seats = Seats(objects=objects)  # one set of players, those the specs make and the objects
+        try:
+            with closing(backend.tasks(play_scheduled, games, (rules, seats, trace))) as finished:
+                yield from (outcome for _, outcome in finished)
+        finally:
+            seats.close()
+        return
+    registry = dict(PLAYERS)  # as it is here, players registered at run time too
+    try:
+        with closing(backend.tasks(play_in_worker, games, (rules, registry, trace))) as finished:
+            for game, outcome in finished:
+                yield Outcome(game, error=outcome.error, trace=outcome.trace) if isinstance(outcome, Lost) else outcome
+    except WorkerDied as err:
+        raise TournamentError(f"{err}; the finished games are saved: run again to resume") from None

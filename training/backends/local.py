@@ -1,0 +1,141 @@
+"""The backends of this machine: :class:`InProcess` (one worker: this process) and :class:`Processes`."""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+from collections.abc import Callable, Generator, Iterable, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, wait
+from concurrent.futures.process import BrokenProcessPool
+from contextlib import closing
+from typing import Any
+
+from training.backends.base import Backend, Crew, T, WorkerDied, windowed
+from training.backends.pool import WorkerPool
+from training.main_guard import check_main_guarded
+
+DIED = "a worker process died (out of memory?)"
+
+
+class InProcess(Backend):
+    """Every task in this process, one after the other; a crew of objects here."""
+
+    here = True
+
+    def tasks(
+        self, task: Callable[..., Any], items: Iterable[T], common: tuple = ()
+    ) -> Generator[tuple[T, Any], None, None]:
+        for item in items:
+            yield item, task(item, *common)
+
+    def crew(self, kind: type, arguments: Sequence[tuple]) -> Crew:
+        return _Objects([kind(*each) for each in arguments])
+
+
+class _Objects(Crew):
+    """A crew whose workers' objects are in this process."""
+
+    def __init__(self, objects: list[Any]) -> None:
+        self.objects = objects
+
+    def call(self, method: str, each: Sequence[tuple], common: tuple = ()) -> list[Any]:
+        return [getattr(o, method)(*mine, *common) for o, mine in zip(self.objects, each, strict=True)]
+
+    def close(self) -> None:
+        """Nothing to release: the objects go with the crew."""
+
+
+class Processes(Backend):
+    """Tasks in a pool of ``workers`` processes (:class:`~training.backends.pool.WorkerPool`), two queued per
+    worker and stopped at once when the iterator is closed (Ctrl-C); a crew in processes of its own."""
+
+    def __init__(self, workers: int) -> None:
+        self.workers = workers
+
+    def tasks(
+        self, task: Callable[..., Any], items: Iterable[T], common: tuple = ()
+    ) -> Generator[tuple[T, Any], None, None]:
+        pool = WorkerPool(self.workers)
+
+        def start(item: T) -> Future:
+            return pool.submit(task, item, *common)
+
+        def first_done(futures: list[Future]) -> set[Future]:
+            return wait(futures, return_when=FIRST_COMPLETED).done
+
+        try:
+            with closing(windowed(items, start, first_done, 2 * self.workers)) as finished:
+                for item, future in finished:
+                    yield item, future.result()
+        except BrokenProcessPool:
+            raise WorkerDied(DIED) from None
+        finally:
+            pool.terminate()
+
+    def crew(self, kind: type, arguments: Sequence[tuple]) -> Crew:
+        return _Processes(kind, arguments)
+
+
+class _Processes(Crew):
+    """A crew of processes of this machine, one per worker (spawned: each its own torch and numba)."""
+
+    def __init__(self, kind: type, arguments: Sequence[tuple]) -> None:
+        check_main_guarded()
+        context = multiprocessing.get_context("spawn")
+        self.connections, self.processes = [], []
+        for each in arguments:
+            mine, theirs = context.Pipe()
+            process = context.Process(target=_member, args=(theirs, kind, each), daemon=True)
+            process.start()
+            self.connections.append(mine)
+            self.processes.append(process)
+
+    def call(self, method: str, each: Sequence[tuple], common: tuple = ()) -> list[Any]:
+        for connection, mine in zip(self.connections, each, strict=True):
+            connection.send((method, (*mine, *common)))
+        results = []
+        for connection in self.connections:  # a signal lands after the call
+            try:
+                result = connection.recv()
+            except EOFError:
+                raise WorkerDied(DIED) from None
+            if isinstance(result, _Raised):
+                raise result.error
+            results.append(result)
+        return results
+
+    def close(self) -> None:
+        for connection in self.connections:
+            with contextlib.suppress(BrokenPipeError, OSError):
+                connection.send(None)
+        for process in self.processes:
+            process.join(timeout=10)
+            if process.is_alive():
+                process.terminate()
+
+
+class _Raised:
+    """What a crew's worker sends back when its object raised: the error, raised again in the caller."""
+
+    def __init__(self, error: BaseException) -> None:
+        self.error = error
+
+
+def _member(connection: Any, kind: type, arguments: tuple) -> None:
+    """A crew's worker process: its object made once, then (method, arguments) in and results out, until None."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the caller's process decides when to stop, and tells us
+    held = kind(*arguments)
+    while True:
+        try:
+            job = connection.recv()
+        except EOFError:  # the caller's process is gone (killed): so is its work
+            return
+        if job is None:
+            return
+        method, given = job
+        try:
+            connection.send(getattr(held, method)(*given))
+        except Exception as err:  # the caller raises it: a worker's bug must not hang the caller
+            connection.send(_Raised(err))
