@@ -17,6 +17,7 @@ from typing import Literal
 import numpy as np
 
 from agents.checkpoint import CheckpointSettings
+from agents.inference import inference
 
 Values = Literal["views", "mover", "seats"]  # where a leaf's values are read from (the module docstring)
 
@@ -26,9 +27,6 @@ class Evaluator:
 
     def __init__(self, settings: CheckpointSettings, policy, values: Values | None = None,
                  prior_only: bool = False) -> None:  # fmt: skip
-        import torch
-
-        torch.set_num_threads(1)  # one core: batch inference gains nothing from more threads on a busy machine
         self.policy, self.settings = policy, settings
         self.num_players = settings.num_players
         self.seat_head = settings.network.seat_values
@@ -49,25 +47,18 @@ class Evaluator:
         seats after it in order; the values are zeros where ``prior_only``."""
         import torch
 
-        from agents.policy_network import value_of  # torch and SB3 load only when a search evaluates
+        from agents.policy_network import leaf_heads  # torch and SB3 load only when a search evaluates
 
         n, views = self.num_players, self.views
         leaves = movers.shape[0]
-        policy = self.policy
-        with torch.inference_mode():
+        valued: Literal["all", "movers", "none"] = (
+            "none" if self.prior_only else "all" if self.values == "views" else "movers"
+        )
+        with inference():
             rows = {"board": torch.from_numpy(board), "features": torch.from_numpy(features)}
-            movers_rows = {key: value[::views] for key, value in rows.items()}
-            if policy.share_features_extractor:  # one pass serves both heads
-                latent = policy.features_extractor(rows)
-                actor = latent[::views]
-                critic = None if self.prior_only else latent if self.values == "views" else actor
-            else:  # the value's own tower (agents.policy_network)
-                actor = policy.pi_features_extractor(movers_rows)
-                critic = None if self.prior_only else policy.vf_features_extractor(
-                    rows if self.values == "views" else movers_rows)  # fmt: skip
-            logits = policy.mlp_extractor.forward_actor(actor).numpy().astype(np.float64)
-            # (rows, 1) or (leaves, P)
-            seen = None if critic is None else value_of(policy, critic).numpy().astype(np.float64)
+            latent, outputs = leaf_heads(self.policy, rows, views, valued)
+            logits = latent.numpy().astype(np.float64)
+            seen = None if outputs is None else outputs.numpy().astype(np.float64)  # (rows, 1) or (leaves, P)
         logits[mask[::views] == 0] = -np.inf
         if seen is None:
             return logits, np.zeros((leaves, n), np.float64)

@@ -10,9 +10,14 @@ discard and the value read the shared trunk. Sized for fast CPU inference at bat
 With ``value_tower`` the value reads a tower of its own (a second extractor of the same shape, SB3's
 ``share_features_extractor=False``): the policy's trunk, trained to pick moves, predicts outcomes poorly, and a
 value fitted on its own trunk leaves the policy as it was (expert iteration's networks, :mod:`training.az.start`).
+
+The functions at the end read a policy's heads for the players, the search and the trainers: the one place that
+knows how SB3 lays out a policy's parts.
 """
 
 from __future__ import annotations
+
+from typing import Literal
 
 import torch
 from gymnasium import spaces
@@ -149,6 +154,28 @@ def heads(policy, observations: dict[str, torch.Tensor]) -> tuple[torch.Tensor, 
     if policy.share_features_extractor:
         return policy.mlp_extractor.forward_actor(actor), value_of(policy, actor)
     return policy.mlp_extractor.forward_actor(actor), values(policy, observations)
+
+
+def actor_logits(policy, observations: dict[str, torch.Tensor]) -> torch.Tensor:
+    """The logits (B, A) over the whole codec of a batch, from the policy's extractor."""
+    return policy.mlp_extractor.forward_actor(policy.pi_features_extractor(observations))
+
+
+def leaf_heads(
+    policy, rows: dict[str, torch.Tensor], views: int, valued: Literal["all", "movers", "none"]
+) -> tuple[torch.Tensor, torch.Tensor | None]:
+    """(logits of the movers' rows, every ``views``-th; the value outputs of ``valued`` rows, or None) of a
+    search's leaves: a shared extractor passes once over the rows for both heads, a value tower over those it
+    values."""
+    movers = {key: value[::views] for key, value in rows.items()}
+    if policy.share_features_extractor:
+        latent = policy.features_extractor(rows)
+        actor = latent[::views]
+        critic = {"all": latent, "movers": actor, "none": None}[valued]
+    else:
+        actor = policy.pi_features_extractor(movers)
+        critic = None if valued == "none" else policy.vf_features_extractor(rows if valued == "all" else movers)
+    return policy.mlp_extractor.forward_actor(actor), None if critic is None else value_of(policy, critic)
 
 
 def values(policy, observations: dict[str, torch.Tensor]) -> torch.Tensor:

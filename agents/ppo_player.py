@@ -13,6 +13,7 @@ import numpy as np
 
 from agents.base import Player
 from agents.checkpoint import CheckpointError, CheckpointSettings, read_checkpoint
+from agents.inference import inference
 from agents.policy_player import choose
 from kdenv.errors import KingdominoError
 from kdenv.rules import Rules
@@ -83,9 +84,11 @@ def masked_logits(policy, obs: dict[str, np.ndarray], mask: np.ndarray) -> np.nd
     ``policy`` may sit on any device (a learner on cuda plays its own seats while it imitates)."""
     import torch
 
-    with torch.inference_mode():
+    from agents.policy_network import actor_logits
+
+    with inference():
         tensors = {key: torch.from_numpy(np.ascontiguousarray(value)).to(policy.device) for key, value in obs.items()}
-        latent = policy.mlp_extractor.forward_actor(policy.pi_features_extractor(tensors))
+        latent = actor_logits(policy, tensors)
     logits = latent.cpu().numpy().astype(np.float64)
     logits[mask == 0] = -np.inf
     return logits
@@ -175,12 +178,6 @@ class PPOPlayer(Player):
 
     def load_policy(self, settings: CheckpointSettings, policy) -> None:
         """Play ``policy`` (a checkpoint's ``settings`` and network) from now on."""
-        import torch
-
-        # Batch-one inference gains nothing from more threads, and on a busy machine they contend badly
-        # (measured: 86 ms a decision with 2 threads against 5 ms with one, both cores loaded).
-        torch.set_num_threads(1)
-
         self.settings = settings
         self.policy = policy
         self.encoder = encoder_of(settings)
@@ -213,6 +210,6 @@ class PPOPlayer(Player):
         if self._last is None:
             return None
         view, obs, logits, chosen = self._last
-        with torch.inference_mode():
+        with inference():
             value = float(self.policy.predict_values({k: torch.from_numpy(v) for k, v in obs.items()})[0, 0])
         return policy_trace(view, logits, chosen, value)

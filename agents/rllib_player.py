@@ -16,6 +16,7 @@ import numpy as np
 
 from agents.base import Player
 from agents.checkpoint import CheckpointError
+from agents.inference import inference
 from kdenv.errors import KingdominoError
 from kdenv.rules import Rules
 from kdenv.view import PublicView
@@ -76,11 +77,8 @@ class RLlibPlayer(Player):
 
     def __init__(self, options: RLlibOptions) -> None:
         super().__init__()
-        import torch
-
         from kdenv.encoding import ObservationEncoder, table_of
 
-        torch.set_num_threads(1)  # batch-one inference, as the ppo players
         self.sample = options.sample
         self.where = f"RLlib checkpoint {options.path!r}"
         self.module = load_module(options.path)
@@ -111,9 +109,8 @@ class RLlibPlayer(Player):
         return {"obs": {"observation": observation, "action_mask": torch.from_numpy(action_mask(view)[None])}}
 
     def _forward(self, batch: dict) -> np.ndarray:
-        import torch
 
-        with torch.inference_mode():
+        with inference():
             out = self.module.forward_inference(batch)
         return out["action_dist_inputs"][0].numpy().astype(np.float64)
 
@@ -131,13 +128,12 @@ class RLlibPlayer(Player):
 
     def trace(self) -> dict | None:
         """The module's top action probabilities and its value estimate at the last decision."""
-        import torch
 
         from agents.trace import policy_trace
 
         if self._last is None:
             return None
         view, batch, logits, chosen = self._last
-        with torch.inference_mode():
+        with inference():
             value = float(self.module.compute_values(batch)[0])
         return policy_trace(view, logits, chosen, value)

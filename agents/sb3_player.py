@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from agents.checkpoint import CheckpointError
+from agents.inference import inference
 from agents.policy_player import ObservingPlayer, choose
 from kdenv.encoding import observation_space
 from kdenv.errors import KingdominoError
@@ -74,11 +75,9 @@ class SB3Player(ObservingPlayer):
 
     def scores(self, observation: Any) -> np.ndarray:
         """The policy's rating of every action (float64): its logits, or its Q-values (mean over quantiles)."""
-        import torch
-
         policy = self.policy
         tensor = policy.obs_to_tensor(observation)[0]
-        with torch.inference_mode():
+        with inference():
             if hasattr(policy, "get_distribution"):
                 rating = policy.get_distribution(tensor).distribution.logits
             elif hasattr(policy, "q_net"):
@@ -94,11 +93,9 @@ def load_policy(path: str, where: str) -> tuple[Any, tuple[Any, Any]]:
     if not Path(path).is_file():
         raise CheckpointError(f"{where} does not exist; give the .zip that model.save() wrote")
     try:
-        import torch
         from stable_baselines3.common.save_util import load_from_zip_file
     except ImportError:
         raise KingdominoError('sb3: players need Stable-Baselines3: pip install -e ".[train]"') from None
-    torch.set_num_threads(1)  # batch-one inference, as the ppo players
     try:
         data, params, _ = load_from_zip_file(path, device="cpu")
         kwargs = {key: value for key, value in (data.get("policy_kwargs") or {}).items() if key != "device"}

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from agents.checkpoint import CheckpointSettings
+from agents.inference import one_thread
 from agents.search_settings import settings_of
 from training.az.config import SelfPlayConfig
 from training.az.selfplay import Positions, SelfPlay, Timing
@@ -21,15 +22,11 @@ SEED_STRIDE = 7919  # worker k plays from the seed + k times this
 
 def make_selfplay(settings: CheckpointSettings, weights: dict, selfplay: SelfPlayConfig, seed: int) -> SelfPlay:
     """One worker's self-play: a network of ``settings`` with ``weights``, ``selfplay.parallel`` games."""
-    import torch
-
     from agents.ppo_player import build_policy
 
     policy = build_policy(settings, weights, "the learner's network")
-    play = SelfPlay(settings, policy, selfplay.parallel, selfplay.simulations, settings_of(selfplay), seed,
+    return SelfPlay(settings, policy, selfplay.parallel, selfplay.simulations, settings_of(selfplay), seed,
                     selfplay.opponent, selfplay.target_temperature)  # fmt: skip
-    torch.set_num_threads(1)  # a worker's batches are small: one thread each, the cores shared out by processes
-    return play
 
 
 def shares(games: int, workers: int) -> list[int]:
@@ -47,18 +44,12 @@ class SelfPlayWorker:
         self, games: int, weights: dict, stop: Callable[[], bool] | None = None
     ) -> tuple[Positions, Timing] | None:
         """The positions of ``games`` more games with ``weights`` (None if ``stop`` said so first), and the time
-        spent on them; on one torch thread, the caller's count restored after."""
-        import torch
-
-        threads = torch.get_num_threads()
-        torch.set_num_threads(1)
-        try:
+        spent on them; on one torch thread (a worker's batches are small; the cores are shared out by workers)."""
+        with one_thread():
             self.selfplay.set_weights(weights)
             self.selfplay.timing = Timing()
             positions = self.selfplay.play(games, stop)
-            return None if positions is None else (positions, self.selfplay.timing)
-        finally:
-            torch.set_num_threads(threads)
+        return None if positions is None else (positions, self.selfplay.timing)
 
 
 class SelfPlayers:
