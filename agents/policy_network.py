@@ -148,6 +148,12 @@ def policy_kwargs(channels: int, blocks: int, hidden: int, value_tower: bool = F
     }
 
 
+def seat_values(policy, num_players: int) -> None:
+    """Give ``policy`` a value per seat (observer first, then the seats after it): the value head of expert
+    iteration's networks, whose first output is still the observer's own value, as a ``ppo`` player reads it."""
+    policy.value_net = nn.Linear(policy.mlp_extractor.latent_dim_vf, num_players)
+
+
 def heads(policy, observations: dict[str, torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
     """(logits (B, A) over the whole codec, values (B, outputs)) of a batch, each from its own extractor."""
     actor = policy.pi_features_extractor(observations)

@@ -49,7 +49,7 @@ def build_policy(settings: CheckpointSettings, state: dict | None = None, where:
     """The KingdomPolicy network that ``settings`` describe, with ``state`` loaded (CheckpointError on mismatch)."""
     from gymnasium import spaces
 
-    from agents.policy_network import KingdomPolicy, policy_kwargs
+    from agents.policy_network import KingdomPolicy, policy_kwargs, seat_values
     from kdenv.actions import num_actions
 
     try:
@@ -69,14 +69,6 @@ def build_policy(settings: CheckpointSettings, state: dict | None = None, where:
         raise CheckpointError(f"{where} does not match its settings: {str(err).splitlines()[0]}") from None
     policy.set_training_mode(False)
     return policy
-
-
-def seat_values(policy, num_players: int) -> None:
-    """Give ``policy`` a value per seat (observer first, then the seats after it): the value head of expert
-    iteration's networks, whose first output is still the observer's own value, as a ``ppo`` player reads it."""
-    from torch import nn
-
-    policy.value_net = nn.Linear(policy.mlp_extractor.latent_dim_vf, num_players)
 
 
 def masked_logits(policy, obs: dict[str, np.ndarray], mask: np.ndarray) -> np.ndarray:
