@@ -42,6 +42,7 @@ from kdenv.batched.branch import branch, observe_seats
 from kdenv.batched.machine import DRAWN, KING, PHASE, PICKING, QUEUE, RANK, SHARE, games
 from kdenv.batched.observe import redraw_rows, seen
 from kdenv.batched.rng import draw_states
+from kdenv.batched.step import Step
 from kdenv.batched.tables import Tables
 
 VIRTUAL_LOSS = 1.0  # subtracted from the mover's value of an edge while a simulation through it waits
@@ -344,7 +345,7 @@ class Search:
         work = workspace(t.cells)
         rows = live
         while True:
-            advance(self.seen, g, t, rows, how, paid, rewards, ended, seats, plans, waiting, work, self.draws)
+            advance(self.seen, g, t, Step(rows, how, paid, rewards, ended), seats, plans, waiting, work, self.draws)
             rows = rows[waiting[rows] == Policy.LEARNER]
             if not rows.size:
                 return rewards[live]
@@ -355,7 +356,7 @@ class Search:
             logits, _ = yield Batch(board, self.features[:m], self.mask[:m], np.full(rows.size, self.me))
             actions[rows] = np.argmax(logits, axis=1)
             mask[rows] = self.mask[:m:views]
-            if play_rows(self.seen, g, t, actions, rows, how, paid, rewards, ended, mask) >= 0:  # else no row moves
+            if play_rows(self.seen, g, t, actions, Step(rows, how, paid, rewards, ended), mask) >= 0:  # else none moves
                 raise ValueError("an illegal move in a rollout: the evaluator's logits must be -inf where mask is 0")
 
     def _others_moves(self, rows: list, live: np.ndarray, movers: np.ndarray) -> dict[int, tuple[int, int]]:

@@ -579,17 +579,19 @@ def finish_rows(g, t, rows, seats, draws, values, how):
 
 # ----- opponents in the vector env -------------------------------------------------------------------
 @jit
-def advance(s, g, t, rows, reward, paid, rewards, ended, seats, plans, waiting, work, draws):
-    """Let the compiled opponents (``seats[i, p]`` a scripted :class:`Policy`) of the games of ``rows`` play until the
-    learner or a batched opponent is to move or the game ends, as :func:`kdenv.batched.batch.play`, drawing from
-    the generator ``draws[i]`` of each game. Writes the code of the seat to move to ``waiting[i]`` (``LEARNER``, a
-    batched code), or FINISHED_GAME once it ends."""
-    for i in rows:
+def advance(s, g, t, step, seats, plans, waiting, work, draws):
+    """Let the compiled opponents (``seats[i, p]`` a scripted :class:`Policy`) of the games of ``step.rows`` play
+    until the learner or a batched opponent is to move or the game ends, as :func:`kdenv.batched.batch.play` (under
+    the :class:`~kdenv.batched.step.Step`'s accounting), drawing from the generator ``draws[i]`` of each game.
+    Writes the code of the seat to move to ``waiting[i]`` (``LEARNER``, a batched code), or FINISHED_GAME once it
+    ends."""
+    ended = step.ended
+    for i in step.rows:
         while not ended[i]:
             code = seats[i, player(g, i)]
             if code < Policy.RANDOM or code >= FIRST_BATCHED:
                 break
-            play(s, g, t, i, choose(g, i, t, code, 0.0, plans, work, draws), reward, paid, rewards, ended)
+            play(s, g, t, i, choose(g, i, t, code, 0.0, plans, work, draws), step)
         waiting[i] = FINISHED_GAME if ended[i] else seats[i, player(g, i)]
 
 

@@ -16,19 +16,18 @@ from kdenv.batched.single import REFUSED
 
 
 @jit
-def learner_turn(s, g, t, actions, rows, reward, paid, rewards, ended, movers, board, features, mask, work, seats,
-                 plans, waiting, policy_work, draws):  # fmt: skip
-    """Play the learner's ``actions[i]`` in the one game i of ``rows`` (``REFUSED``, nothing changed, if its mask
-    forbids it), then the compiled opponents of ``seats`` (as ``advance``), the rewards of every move summed; then
-    observe the learner. The learner (the player to move again), or -1 once the game is over."""
-    rewards[:, :] = 0.0
-    ended[:] = False
-    if play_rows(s, g, t, actions, rows, reward, paid, rewards, ended, mask) >= 0:
+def learner_turn(s, g, t, actions, step, movers, out, seats, plans, waiting, policy_work, draws):
+    """Play the learner's ``actions[i]`` in the one game i of ``step.rows`` (``REFUSED``, nothing changed, if its
+    mask forbids it), then the compiled opponents of ``seats`` (as ``advance``), the rewards of every move summed;
+    then observe the learner into ``out``. The learner (the player to move again), or -1 once the game is over."""
+    step.rewards[:, :] = 0.0
+    step.ended[:] = False
+    if play_rows(s, g, t, actions, step, out.mask) >= 0:
         return REFUSED
-    advance(s, g, t, rows, reward, paid, rewards, ended, seats, plans, waiting, policy_work, draws)
-    i = rows[0]
-    if ended[i]:
+    advance(s, g, t, step, seats, plans, waiting, policy_work, draws)
+    i = step.rows[0]
+    if step.ended[i]:
         return -1
     movers[i] = player(g, i)
-    observe(s, g, i, t, movers[i], board[i], features[i], mask[i], work)
+    observe(s, g, i, t, movers[i], out.board[i], out.features[i], out.mask[i], out.work)
     return movers[i]

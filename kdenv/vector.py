@@ -47,6 +47,7 @@ from kdenv.batched.batch import observe_all, play_rows, step_all
 from kdenv.batched.convert import to_game
 from kdenv.batched.machine import MADE, Games, games, placings, players, standings, start_all
 from kdenv.batched.observe import Seen, redraw_rows, seen
+from kdenv.batched.step import Buffers, Step
 from kdenv.batched.tables import Tables, tables
 from kdenv.encoding import observation_space
 from kdenv.errors import IllegalMoveError, KingdominoError
@@ -101,6 +102,8 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         self._rewards = np.zeros((num_envs, num_players), np.float64)
         self._ended = np.zeros(num_envs, np.bool_)
         self._paid = np.zeros((num_envs, num_players), np.int64)  # scores already paid by the "score" reward
+        self._step = Step(self._rows, self._reward_kind, self._paid, self._rewards, self._ended)  # every game's step
+        self._out = Buffers(self._board_cells, self._features, self._mask, self._work)
         self._final = np.zeros((num_envs, num_players, 3), np.int64)
         self._king_order = np.repeat(np.arange(num_players, dtype=np.int64), kings_each)  # shuffled at each deal
         self.agent_names: list[list[str] | None] = [None] * num_envs  # who plays each seat, for records
@@ -129,9 +132,7 @@ class VectorEnv(gymnasium.vector.VectorEnv):
     def step(self, actions: Any) -> tuple[dict, np.ndarray, np.ndarray, np.ndarray, dict]:
         """Play one action in every game (the player to move's), deal the games that end, observe."""
         actions = self.check_actions(actions)
-        bad = step_all(self.seen, self.games, self.tables, actions, self._rows, self._reward_kind, self._paid,
-                       self._rewards, self._ended, self._movers, self._board_cells, self._features, self._mask,
-                       self._work)  # fmt: skip
+        bad = step_all(self.seen, self.games, self.tables, actions, self._step, self._movers, self._out)
         if bad >= 0:
             raise self._illegal(bad, int(actions[bad]))
         ended = np.flatnonzero(self._ended)
@@ -159,17 +160,15 @@ class VectorEnv(gymnasium.vector.VectorEnv):
     def play(self, rows: np.ndarray, actions: np.ndarray, who: str = "") -> None:
         """Play ``actions[i]`` in each game i of ``rows``, adding to the step's rewards, observing nothing; an
         action illegal by the mask last observed raises an IllegalMoveError naming ``who``, before any game changes."""
-        bad = play_rows(self.seen, self.games, self.tables, actions, rows, self._reward_kind, self._paid,
-                        self._rewards, self._ended, self._mask)  # fmt: skip
+        bad = play_rows(self.seen, self.games, self.tables, actions, self._step._replace(rows=rows), self._mask)
         if bad >= 0:
             raise self._illegal(bad, int(actions[bad]), who)
 
     def play_compiled(self, kernel: Callable[..., None], rows: np.ndarray, *args: Any) -> None:
         """Let a compiled player move in the games of ``rows`` under the step's reward accounting, called as
-        ``kernel(seen, games, tables, rows, reward_kind, paid, rewards, ended, *args)`` (it plays as
-        :func:`kdenv.batched.batch.play` does)."""
-        kernel(self.seen, self.games, self.tables, rows, self._reward_kind, self._paid, self._rewards, self._ended,
-               *args)  # fmt: skip
+        ``kernel(seen, games, tables, step, *args)`` (``step`` a :class:`~kdenv.batched.step.Step` of ``rows``; it
+        plays as :func:`kdenv.batched.batch.play` does)."""
+        kernel(self.seen, self.games, self.tables, self._step._replace(rows=rows), *args)
 
     def rewards_of(self, seats: np.ndarray) -> np.ndarray:
         """(N,) each game's reward in this step so far, for the player at ``seats[i]``."""
@@ -249,8 +248,7 @@ class VectorEnv(gymnasium.vector.VectorEnv):
 
     def observe(self, rows: np.ndarray, observers: np.ndarray) -> None:
         """Observe the games of ``rows`` from ``observers[i]`` into the buffers (:meth:`observation`)."""
-        observe_all(self.seen, self.games, self.tables, rows, observers, self._board_cells, self._features,
-                    self._mask, self._work)  # fmt: skip
+        observe_all(self.seen, self.games, self.tables, rows, observers, self._out)
 
     def buffers(self) -> dict[str, np.ndarray]:
         """The env's own buffers, ``board``, ``features`` (unless ``observations=False``) and ``action_mask``,

@@ -24,11 +24,13 @@ def first_illegal(mask, actions, rows):
 
 
 @jit(inline=True)
-def play(s, g, t, i, action, reward, paid, rewards, ended):
+def play(s, g, t, i, action, step):
     """Play a legal ``action`` in game ``i``: redraw the mover's kingdom, pay the rewards of the move into
-    ``rewards[i]`` (``paid``: each player's score already paid by the ``SCORE`` reward) and note in
-    ``ended[i]`` whether the game is over. Kingdoms are redrawn (:func:`kdenv.batched.observe.redraw`) only where
-    planes are kept (observations, the gains' properties with them) or scores are paid for."""
+    ``step.rewards[i]`` (``step.paid``: each player's score already paid by the ``SCORE`` reward) and note in
+    ``step.ended[i]`` whether the game is over (:class:`~kdenv.batched.step.Step`). Kingdoms are redrawn
+    (:func:`kdenv.batched.observe.redraw`) only where planes are kept (observations, the gains' properties with
+    them) or scores are paid for."""
+    reward, paid, rewards, ended = step.reward, step.paid, step.rewards, step.ended
     mover = player(g, i)
     placing = g.counters[i, PHASE] == PLACING
     apply(g, i, t, action)
@@ -49,40 +51,41 @@ def play(s, g, t, i, action, reward, paid, rewards, ended):
 
 
 @jit
-def play_rows(s, g, t, actions, rows, reward, paid, rewards, ended, mask):
+def play_rows(s, g, t, actions, step, mask):
     """Unless an action is illegal by ``mask`` (then its row is returned and nothing changes), play
-    ``actions[i]`` in each game i of ``rows`` as :func:`play`, adding to ``rewards``; returns -1."""
-    bad = first_illegal(mask, actions, rows)
+    ``actions[i]`` in each game i of ``step.rows`` as :func:`play`, adding to ``step.rewards``; returns -1."""
+    bad = first_illegal(mask, actions, step.rows)
     if bad >= 0:
         return bad
-    for i in rows:
-        play(s, g, t, i, actions[i], reward, paid, rewards, ended)
+    for i in step.rows:
+        play(s, g, t, i, actions[i], step)
     return -1
 
 
 @jit
-def step_all(s, g, t, actions, rows, reward, paid, rewards, ended, movers, board, features, mask, work):
-    """One step of the games of ``rows``: :func:`play_rows` (``rewards`` and ``ended`` start afresh), then
-    observe the games that go on from their players to move (``movers``). The row of an illegal action, or -1."""
-    rewards[:, :] = 0.0
-    ended[:] = False
-    bad = play_rows(s, g, t, actions, rows, reward, paid, rewards, ended, mask)
+def step_all(s, g, t, actions, step, movers, out):
+    """One step of the games of ``step.rows``: :func:`play_rows` (the step's rewards and ends start afresh), then
+    observe the games that go on from their players to move (``movers``) into ``out``
+    (:class:`~kdenv.batched.step.Buffers`). The row of an illegal action, or -1."""
+    step.rewards[:, :] = 0.0
+    step.ended[:] = False
+    bad = play_rows(s, g, t, actions, step, out.mask)
     if bad >= 0:
         return bad
-    observing = board.shape[1] > 0
-    for i in rows:
-        if not ended[i]:
+    observing = out.board.shape[1] > 0
+    for i in step.rows:
+        if not step.ended[i]:
             movers[i] = player(g, i)
             if observing:
-                observe(s, g, i, t, movers[i], board[i], features[i], mask[i], work)
+                observe(s, g, i, t, movers[i], out.board[i], out.features[i], out.mask[i], out.work)
             else:
-                write_mask(g, i, t, mask[i], work)
+                write_mask(g, i, t, out.mask[i], out.work)
     return -1
 
 
 @jit
-def observe_all(s, g, t, rows, observers, board, features, mask, work):
-    """Observe each game ``i`` of ``rows`` from ``observers[i]`` into row i of the buffers: ``board``
-    (n, C, cells), ``features`` (n, V), ``mask`` (n, A); a board of shape (n, 0, 0) writes the masks alone."""
+def observe_all(s, g, t, rows, observers, out):
+    """Observe each game ``i`` of ``rows`` from ``observers[i]`` into row i of the buffers ``out``
+    (:class:`~kdenv.batched.step.Buffers`)."""
     for i in rows:
-        observe(s, g, i, t, observers[i], board[i], features[i], mask[i], work)
+        observe(s, g, i, t, observers[i], out.board[i], out.features[i], out.mask[i], out.work)

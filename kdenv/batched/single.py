@@ -20,6 +20,7 @@ from kdenv.batched.batch import observe_all, step_all
 from kdenv.batched.jit import direct, jit
 from kdenv.batched.machine import FINISHED, KING, MADE, PHASE, QUEUE, games, placings, standings, start_all
 from kdenv.batched.observe import redraw_rows, seen
+from kdenv.batched.step import Buffers, Step
 from kdenv.batched.tables import tables
 from kdenv.errors import IllegalMoveError, KingdominoError
 from kdenv.game import Game
@@ -30,12 +31,13 @@ REFUSED = -2  # what step_one returns for an action the mask forbids
 
 
 @jit
-def step_one(s, g, t, actions, rows, reward, paid, rewards, ended, movers, board, features, mask, work):
-    """:func:`~kdenv.batched.batch.step_all` on the one game of ``rows``: the player to move next, -1 once the game
-    is over, or ``REFUSED`` (nothing changed) for an action its mask forbids."""
-    if step_all(s, g, t, actions, rows, reward, paid, rewards, ended, movers, board, features, mask, work) >= 0:
+def step_one(s, g, t, actions, step, movers, out):
+    """:func:`~kdenv.batched.batch.step_all` on the one game of ``step.rows``: the player to move next, -1 once the
+    game is over, or ``REFUSED`` (nothing changed) for an action its mask forbids."""
+    if step_all(s, g, t, actions, step, movers, out) >= 0:
         return REFUSED
-    return -1 if ended[rows[0]] else movers[rows[0]]
+    i = step.rows[0]
+    return -1 if step.ended[i] else movers[i]
 
 
 class SingleGame:
@@ -71,14 +73,14 @@ class SingleGame:
         """The compiled step and observation, for this object's own arrays (not pickled: rebound on load)."""
         g, s, t = self.games, self.seen, self.tables
         self._bound: dict[Callable, Callable] = {}  # other kernels (play's and play_compiled's), bound when first used
-        self._step = direct(step_one, s, g, t, self._actions, self._rows, self._reward_kind, self._paid,
-                            self.rewards, self._ended, self._movers, self._board, self._features, self.mask,
-                            self._work)  # fmt: skip
-        self._observe = direct(observe_all, s, g, t, self._rows, self._movers, self._board, self._features, self.mask,
-                               self._work)  # fmt: skip
+        self._turn = Step(self._rows, self._reward_kind, self._paid, self.rewards, self._ended)
+        self._out = Buffers(self._board, self._features, self.mask, self._work)
+        self._step = direct(step_one, s, g, t, self._actions, self._turn, self._movers, self._out)
+        self._observe = direct(observe_all, s, g, t, self._rows, self._movers, self._out)
 
     def __getstate__(self) -> dict[str, Any]:
-        return {k: v for k, v in self.__dict__.items() if k not in ("_step", "_observe", "_bound")}
+        bound = ("_step", "_observe", "_bound", "_turn", "_out")
+        return {k: v for k, v in self.__dict__.items() if k not in bound}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
@@ -99,9 +101,7 @@ class SingleGame:
         is with ``args`` after its own that plays more (the replies of compiled opponents: ``agents.learner_turn``)
         and returns as it does; ``args`` keep their types."""
         self._actions[0] = action
-        call = (self.seen, self.games, self.tables, self._actions, self._rows, self._reward_kind, self._paid,
-                self.rewards, self._ended, self._movers, self._board, self._features, self.mask, self._work,
-                *args)  # fmt: skip
+        call = (self.seen, self.games, self.tables, self._actions, self._turn, self._movers, self._out, *args)
         made = int(self.games.counters[0, MADE]) if self._engine is not None else 0
         mover = (self._step if kernel is step_one else self._bound_to(kernel, call))(*call)
         if mover == REFUSED:
@@ -126,11 +126,11 @@ class SingleGame:
             self._engine.step(action, player)
 
     def play_compiled(self, kernel: Callable[..., None], *args: Any) -> None:
-        """Let a compiled player move, called as ``kernel(seen, games, tables, rows, reward_kind, paid, rewards, ended,
-        *args)`` (as :meth:`kdenv.vector.VectorEnv.play_compiled` calls it, e.g. ``agents.batched_policies.advance``),
-        ``rewards`` summing its moves' (from zero); then observe the next mover. ``args`` keep their types."""
-        call = (self.seen, self.games, self.tables, self._rows, self._reward_kind, self._paid, self.rewards,
-                self._ended, *args)  # fmt: skip
+        """Let a compiled player move, called as ``kernel(seen, games, tables, step, *args)`` (``step`` a
+        :class:`~kdenv.batched.step.Step`; as :meth:`kdenv.vector.VectorEnv.play_compiled` calls it, e.g.
+        ``agents.batched_policies.advance``), the step's rewards summing its moves' (from zero); then observe the
+        next mover. ``args`` keep their types."""
+        call = (self.seen, self.games, self.tables, self._turn, *args)
         g = self.games
         made = int(g.counters[0, MADE])
         self.rewards[0], self._ended[0] = 0.0, False
@@ -147,8 +147,7 @@ class SingleGame:
         """The buffer holding the game seen by ``seat`` (the observation, flat), written now unless it holds it."""
         if seat != self.observed:
             self._movers[0] = seat
-            self._observe(self.seen, self.games, self.tables, self._rows, self._movers, self._board, self._features,
-                          self.mask, self._work)  # fmt: skip
+            self._observe(self.seen, self.games, self.tables, self._rows, self._movers, self._out)
             self._movers[0] = self.mover
             self.observed = seat
         return self.buffer

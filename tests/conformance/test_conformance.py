@@ -47,6 +47,7 @@ from kdenv.batched.batch import observe_all, play_rows
 from kdenv.batched.branch import branch, observe_seats
 from kdenv.batched.machine import FINISHED, PHASE, RANK, Games, copy_game, games, start
 from kdenv.batched.observe import Seen, copy_seen, redraw_rows, seen
+from kdenv.batched.step import Buffers, Step
 from kdenv.batched.tables import Tables, tables
 from kdenv.encoding import SCORE_SCALE, ObservationEncoder, action_mask
 from kdenv.flat import flatten
@@ -308,14 +309,15 @@ def observation_through_copies(players: int, rules: Rules, data: st.DataObject) 
     while any(not engine.is_over for engine in engines):
         live = np.array([i for i in range(ROWS) if not engines[i].is_over])
         for seat in range(players):
-            observe_all(rows[1], rows[0], t, live, np.full(ROWS, seat), board, features, mask, work)
+            observe_all(rows[1], rows[0], t, live, np.full(ROWS, seat), Buffers(board, features, mask, work))
             for i in live.tolist():
                 want = encoder.encode(engines[i], seat)
                 assert np.array_equal(board[i], want["board"].reshape(t.num_planes, t.cells)), (i, seat)
                 assert np.array_equal(features[i], want["features"]), (i, seat)
         actions = np.zeros(ROWS, np.int64)
         actions[live] = random_actions(mask[live], rng)
-        assert play_rows(rows[1], rows[0], t, actions, live, RANK, paid, rewards, np.zeros(ROWS, np.bool_), mask) < 0
+        step = Step(live, RANK, paid, rewards, np.zeros(ROWS, np.bool_))
+        assert play_rows(rows[1], rows[0], t, actions, step, mask) < 0
         for i in live.tolist():
             engines[i].step(int(actions[i]))
             assert (rows[0].counters[i, PHASE] == FINISHED) == engines[i].is_over
