@@ -22,9 +22,9 @@ from typing import get_args
 
 import numpy as np
 
-from agents import az_search
 from agents.az import AZPlayer
 from agents.az_search import Evaluate
+from agents.az_search import search as driver
 from agents.mce import MonteCarloPlayer
 from agents.registry import make_player
 from agents.search_settings import Rollout, Settings
@@ -64,7 +64,7 @@ class Timed:
 @contextmanager
 def timed_parts(spent: dict[str, float]):
     """Add the seconds spent in the search's compiled calls to ``spent`` by part, while the block runs."""
-    originals = {name: getattr(az_search, name) for names in PARTS.values() for name in names}
+    originals = {name: getattr(driver, name) for names in PARTS.values() for name in names}
 
     def timer(part: str, function: Callable) -> Callable:
         def call(*args):
@@ -78,12 +78,12 @@ def timed_parts(spent: dict[str, float]):
 
     for part, names in PARTS.items():
         for name in names:
-            setattr(az_search, name, timer(part, originals[name]))
+            setattr(driver, name, timer(part, originals[name]))
     try:
         yield
     finally:
         for name, function in originals.items():
-            setattr(az_search, name, function)
+            setattr(driver, name, function)
 
 
 def az_rate(batch: int, values: str, simulations: int, positions: int, network: str = "default",
