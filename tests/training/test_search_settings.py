@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from agents.az import AZOptions
-from agents.options import fields
+from agents.options import bounds, fields
 from agents.registry import PlayerSpecError, make_player
 from agents.search_settings import SELFPLAY, Settings, settings_of
 from training.az.config import SelfPlayConfig, az_config
@@ -30,6 +30,7 @@ def test_the_spec_and_the_selfplay_section_take_every_search_setting():
     spec = {name: key for key, (name, _, _) in fields(AZOptions).items()}
     assert {name: spec[name] for name in SEARCH} == {name: RENAMED.get(name, name) for name in SEARCH}
     assert set(SEARCH) <= {f.name for f in dataclasses.fields(SelfPlayConfig)}
+    assert bounds(SelfPlayConfig).items() >= bounds(Settings).items()  # each in the range the spec's Bound says
 
 
 def test_each_entry_keeps_its_defaults():

@@ -9,9 +9,7 @@ from dataclasses import field
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import ValidationInfo, field_validator
 from pydantic.dataclasses import dataclass
-from pydantic_core import PydanticCustomError
 
 from agents.options import bounds
 from agents.search_settings import SELFPLAY, Evaluation, Others, Rollout, Root, Settings
@@ -59,17 +57,18 @@ class SelfPlayConfig:
     games: Annotated[Count, POSITIVE] = 64  # games finished per iteration (all workers together)
     parallel: Annotated[Count, POSITIVE] = 32  # games stepped at once in each worker (their leaves batch together)
     simulations: Annotated[Count, POSITIVE] = 16  # search budget per decision
-    # the search's settings: their names, meanings, ranges and defaults (SELFPLAY) are agents.search_settings's
+    # the search's settings: their names, meanings, ranges (the spec's Bounds) and defaults (SELFPLAY) are
+    # agents.search_settings's
     root: Root = SELFPLAY.root
-    c_puct: Real = SELFPLAY.c_puct
-    considered: Count = SELFPLAY.considered
-    c_visit: Real = SELFPLAY.c_visit
-    c_scale: Real = SELFPLAY.c_scale
-    batch: Count = SELFPLAY.batch
+    c_puct: Annotated[Real, SEARCH_RANGES["c_puct"]] = SELFPLAY.c_puct
+    considered: Annotated[Count, SEARCH_RANGES["considered"]] = SELFPLAY.considered
+    c_visit: Annotated[Real, SEARCH_RANGES["c_visit"]] = SELFPLAY.c_visit
+    c_scale: Annotated[Real, SEARCH_RANGES["c_scale"]] = SELFPLAY.c_scale
+    batch: Annotated[Count, SEARCH_RANGES["batch"]] = SELFPLAY.batch
     sample: Flag = SELFPLAY.sample
     rollout: Rollout = SELFPLAY.rollout
-    mix: Real = SELFPLAY.mix
-    lines: Count = SELFPLAY.lines
+    mix: Annotated[Real, SEARCH_RANGES["mix"]] = SELFPLAY.mix
+    lines: Annotated[Count, SEARCH_RANGES["lines"]] = SELFPLAY.lines
     others: Others = SELFPLAY.others
     evaluation: Evaluation = SELFPLAY.outcome  # rank or r (no null: the profile says which)
     opponent: Opponent = "none"  # none: every seat searches; else one seat a game
@@ -78,15 +77,6 @@ class SelfPlayConfig:
     # softmax(logits + Q / this), Q on the reward's scale (agents.az_search.tilted_policy): less moved by noise
     workers: Annotated[Count, POSITIVE] = 1  # self-play processes (1: in the learner's process)
     backend: Literal["local", "ray"] = "local"  # local processes, or Ray actors (each with a copy of the network)
-
-    @field_validator(*SEARCH_RANGES)
-    @classmethod
-    def _search_range(cls, value: float, info: ValidationInfo) -> float:
-        """A number of the search within its declared range."""
-        why = SEARCH_RANGES[str(info.field_name)].refuses(value)  # a field validator knows its field
-        if why:
-            raise PydanticCustomError("config_range", why)
-        return value
 
 
 @dataclass(config=SECTION)

@@ -7,12 +7,14 @@ key, or the machine, follow in :func:`check`.
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import field
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic.dataclasses import dataclass
 
+from agents.options import Bound
 from kdenv.rules import Rules
 from training.runs.config import (
     AT_LEAST_ZERO,
@@ -36,12 +38,13 @@ from training.runs.config import (
     init_settings,
     read_yaml,
     validate,
-    within,
 )
 
 MAX_ENVS = 65_536  # games in one vector env (what each takes: kdenv.memory.game_bytes, and _check_memory below)
-ENVS = within(
-    lambda v: v <= MAX_ENVS, f"must be at most {MAX_ENVS} (a 4-player game takes about 86 kB, and 17 kB a rollout step)"
+ENVS = Bound(  # its high side only, in words of its own: POSITIVE says the low side's
+    -math.inf,
+    high=MAX_ENVS,
+    says=f"must be at most {MAX_ENVS} (a 4-player game takes about 86 kB, and 17 kB a rollout step)",
 )
 
 Teacher = Literal["fg", "gprd"]  # the compiled players that can teach (training.ppo.bc.TEACHERS)

@@ -1,15 +1,17 @@
 """The config library every trainer reads (PPO, RLlib, expert iteration, the benchmark): typed sections read
 from YAML, checked key by key, overridable with ``--set``.
 
-A trainer's config is a pydantic dataclass of sections built from the types here; an unknown key or a bad value
-is a one-line :class:`ConfigError` naming the dotted key (``ppo.n_steps``). The sections every trainer shares
-(the table, the network) and the checks that need the machine (the table's rules, an opponent's name, the
-device, a writable ``runs_dir``, the ``init`` checkpoint) are here too.
+A trainer's config is a pydantic dataclass of sections built from the types here; a number's range is an
+:class:`agents.options.Bound` (:data:`POSITIVE`...), the one that bounds a player's spec options too. An unknown key
+or a bad value is a one-line :class:`ConfigError` naming the dotted key (``ppo.n_steps``). The sections every
+trainer shares (the table, the network) and the checks that need the machine (the table's rules, an opponent's
+name, the device, a writable ``runs_dir``, the ``init`` checkpoint) are here too.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 import tempfile
 import typing
@@ -17,10 +19,10 @@ from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
 
 import yaml
-from pydantic import AfterValidator, BeforeValidator, ConfigDict, Strict, TypeAdapter, ValidationError
+from pydantic import BeforeValidator, ConfigDict, Strict, TypeAdapter, ValidationError
 from pydantic.dataclasses import dataclass
-from pydantic_core import PydanticCustomError
 
+from agents.options import OUT_OF_BOUND, Bound
 from kdenv.errors import KingdominoError
 from kdenv.rules import Rules
 from kdenv.table import Reward
@@ -49,22 +51,12 @@ Real = Annotated[float, Strict(), BeforeValidator(_number_text)]  # an int or a 
 Flag = Annotated[bool, Strict()]  # true or false, nothing else
 
 
-def within(test: Any, words: str) -> AfterValidator:
-    """A range check whose error says ``words`` (``must be positive``)."""
-
-    def check(value: Any) -> Any:
-        if value is not None and not test(value):
-            raise PydanticCustomError("config_range", words)
-        return value
-
-    return AfterValidator(check)
-
-
-POSITIVE = within(lambda v: v > 0, "must be positive")
-AT_LEAST_ZERO = within(lambda v: v >= 0, "must be >= 0")
-DISCOUNT = within(lambda v: 0 < v <= 1, "must be in (0, 1]")
-SHARE = within(lambda v: 0 <= v <= 1, "must be in [0, 1]")
-BUDGET = within(lambda v: v > 0, "must be positive (or null for no limit)")
+# a key's range: an agents.options.Bound, as a spec option's, in the words that the config's errors have always said
+POSITIVE = Bound(high=math.inf, says="must be positive")
+AT_LEAST_ZERO = Bound(least=True, high=math.inf, says="must be >= 0")
+DISCOUNT = Bound(high=1, says="must be in (0, 1]")
+SHARE = Bound(least=True, high=1, says="must be in [0, 1]")
+BUDGET = Bound(high=math.inf, says="must be positive (or null for no limit)")
 GamesBackend = Literal["local", "ray"]  # where tournaments play (training.arena.tournament.Tournament.run)
 T = TypeVar("T")
 Section = Annotated[T, BeforeValidator(lambda value: {} if value is None else value)]  # an empty section: defaults
@@ -101,7 +93,7 @@ def _one_line(error: Any, config: type) -> ConfigError:
     key, kind, value = _dotted(loc), error["type"], error["input"]
     if kind in ("extra_forbidden", "unexpected_keyword_argument"):
         return ConfigError(f"unknown config key {key!r}; known keys here: {', '.join(_known_keys(loc[:-1], config))}")
-    if kind == "config_range":
+    if kind == OUT_OF_BOUND:
         return ConfigError(f"config key {key!r} {error['msg']}, got {value!r}")
     if kind == "literal_error":
         choices = ", ".join(map(str, typing.get_args(_type_at(loc, config))))

@@ -13,9 +13,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import Annotated, Any
 
-from agents.options import number
+from pydantic import TypeAdapter
+
+from agents.options import Bound, read
 from agents.ppo_player import CHECKPOINTS
 from agents.registry import PlayerSpecError, is_own, parse_spec
 from kdenv.errors import KingdominoError
@@ -26,28 +29,28 @@ class NotOffered(KingdominoError):
 
 
 @dataclass(frozen=True)
-class Bound:
-    """The values a budget option may take from a request: of ``kind`` (int or float), above ``low``, at most
-    ``high`` (so that no request keeps an agent thinking for long)."""
+class BudgetOption:
+    """A budget option that a request may give: a number of ``kind`` (int or float) within ``bound``, whose high
+    keeps any request from keeping an agent thinking for long."""
 
     kind: type
-    low: float
-    high: float
+    bound: Bound
 
     def check(self, name: str, value: str) -> None:
-        """Nothing if ``value`` is within the bound, else a one-line ValueError."""
-        if number(name, value, self.kind, self.low, high=math.inf) > self.high:  # its own words past its bound
-            raise ValueError(f"{name}={value} is more than this server allows (at most {self.high:g})")
+        """Nothing if ``value`` lies within the bound, else a one-line ValueError: the spec's words for text that
+        is no number above the bound's low (:mod:`agents.options`), the server's for one past its high."""
+        if read(name, value, Annotated[self.kind, replace(self.bound, high=math.inf)]) > self.bound.high:
+            raise ValueError(f"{name}={value} is more than this server allows (at most {self.bound.high:g})")
 
     def to_json(self) -> dict:
-        """The bound as JSON Schema words."""
-        kind = "integer" if self.kind is int else "number"
-        return {"type": kind, "exclusiveMinimum": self.low, "maximum": self.high}
+        """The option as JSON Schema words (pydantic's, with the bound's)."""
+        option: Any = Annotated[self.kind, self.bound]  # a type for pydantic, which mypy takes for a form
+        return TypeAdapter(option).json_schema()
 
 
-SECONDS = Bound(float, 0, 5)  # seconds per decision
-PLAYOUTS = Bound(int, 0, 1000)  # playouts per decision: about 4 s of fg playouts on one core
-SIMULATIONS = Bound(int, 0, 2000)  # az's simulations per decision: about 2 s on one core
+SECONDS = BudgetOption(float, Bound(high=5))  # seconds per decision
+PLAYOUTS = BudgetOption(int, Bound(high=1000))  # playouts per decision: about 4 s of fg playouts on one core
+SIMULATIONS = BudgetOption(int, Bound(high=2000))  # az's simulations per decision: about 2 s on one core
 
 
 @dataclass(frozen=True)
@@ -55,7 +58,7 @@ class Offered:
     """A player a request may name: ``spec`` as it is, or its player with some of the budget ``options``."""
 
     spec: str
-    options: Mapping[str, Bound] = field(default_factory=dict)
+    options: Mapping[str, BudgetOption] = field(default_factory=dict)
 
     @property
     def name(self) -> str:
@@ -67,7 +70,7 @@ class Offered:
         return parse_spec(self.spec)[1].get("path")
 
     def to_json(self) -> dict:
-        return {"spec": self.spec, "options": {key: bound.to_json() for key, bound in self.options.items()}}
+        return {"spec": self.spec, "options": {key: option.to_json() for key, option in self.options.items()}}
 
 
 OFFERED: tuple[Offered, ...] = (
@@ -135,7 +138,7 @@ class Offer:
     def choices(self) -> str:
         """What a request may name, in words."""
         budgets = "; ".join(
-            f"{e.name} takes " + " or ".join(f"{key}= up to {bound.high:g}" for key, bound in e.options.items())
+            f"{e.name} takes " + " or ".join(f"{key}= up to {option.bound.high:g}" for key, option in e.options.items())
             for e in self.entries
             if e.options
         )
