@@ -87,7 +87,7 @@ def timed_parts(spent: dict[str, float]):
 
 
 def az_rate(batch: int, values: str, simulations: int, positions: int, network: str = "default",
-            rollout: str = "fg") -> tuple[float, float, dict[str, float]]:  # fmt: skip
+            rollout: str = Settings.rollout) -> tuple[float, float, dict[str, float]]:  # fmt: skip
     """(simulations per CPU second, the share of them that made a new leaf, share of the time per part) of ``az``
     over ``positions`` positions."""
     spec = f"az:{network},simulations={simulations},batch={batch},rollout={rollout}"
