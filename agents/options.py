@@ -108,9 +108,8 @@ def keys(kind: type) -> set[str]:
 
 def bounds(kind: type) -> dict[str, Bound]:
     """Field name -> :class:`Bound` of each field of the dataclass ``kind`` that declares one."""
-    hints = typing.get_type_hints(kind, include_extras=True)
-    declared = {f.name: [x for x in _extras(hints[f.name]) if isinstance(x, Bound)] for f in dataclasses.fields(kind)}
-    return {name: found[0] for name, found in declared.items() if found}
+    declared = {name: _bound_of(hint) for name, hint, _ in fields(kind).values()}
+    return {name: bound for name, bound in declared.items() if bound is not None}
 
 
 def read_options(kind: type[T], options: Mapping[str, str]) -> T:
@@ -136,11 +135,16 @@ def _extras(hint: Any) -> tuple:
     return hint.__metadata__ if get_origin(hint) is Annotated else ()
 
 
+def _bound_of(hint: Any) -> Bound | None:
+    """The :class:`Bound` that ``hint`` declares, or None."""
+    return next((x for x in _extras(hint) if isinstance(x, Bound)), None)
+
+
 def read(key: str, text: str, hint: Any) -> Any:
     """``text`` read as the type ``hint`` says (see the module docstring); a one-line ValueError naming ``key``
     where it cannot be."""
     kind = _read_as(hint)
-    bound = next((x for x in _extras(hint) if isinstance(x, Bound)), Bound()) if kind in (int, float) else None
+    bound = (_bound_of(hint) or Bound()) if kind in (int, float) else None
     try:
         return _reader(kind, bound).validate_python(text)
     except ValidationError as err:
