@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from agents.base import Player
+from agents.referee import Referee
 from kdenv.dynasty import GAMES_IN_A_DYNASTY, Dynasty
 from kdenv.game import OVER, Game
 from kdenv.view import PublicView
@@ -31,41 +32,53 @@ def play_moves(
     game: Game,
     traces: list[dict | None] | None = None,
     on_move: Callable[[], None] | None = None,
+    referee: Referee | None = None,
 ) -> Game:
     """Let ``players[p]`` move for seat p until the game is over or it is the turn of a seat without a player
     (a person's, who moves by other means); returns the game.
 
     With a ``traces`` list, what each player thought at each of its moves (:meth:`Player.trace`) is appended to
-    it, one entry per move. ``on_move`` is called after each move (the last one is ``game.moves[-1]``).
+    it, one entry per move. ``on_move`` is called after each move (the last one is ``game.moves[-1]``). With a
+    ``referee`` a player that breaks the game forfeits it (:mod:`agents.referee`); without, its error is raised.
     """
     view = PublicView(game)
     while game.phase != OVER:
-        seat = game.current_player
-        player = players[seat]
+        player = players[game.current_player]
         if player is None:
             break
-        action = player.act(view)
-        if traces is not None:
-            traces.append(player.trace())
-        game.step(action, seat)
+        if referee is not None:
+            referee.play(player, game, view, traces)
+        else:
+            action = player.act(view)
+            if traces is not None:
+                traces.append(player.trace())
+            game.step(action, game.current_player)
         if on_move is not None:
             on_move()
     return game
 
 
 def play_game(
-    players: Sequence[Player], game: Game, seed: int | None = None, traces: list[dict | None] | None = None
+    players: Sequence[Player],
+    game: Game,
+    seed: int | None = None,
+    traces: list[dict | None] | None = None,
+    referee: Referee | None = None,
 ) -> Game:
     """Let ``players[p]`` play seat p of ``game`` until it is over; returns the game.
 
     Each player is reset for its seat with a seed derived from ``seed`` (:func:`seat_players`), so a game with
     the same deal, players and seed is played the same way again. With a ``traces`` list, what each
-    player thought at each of its moves (:meth:`Player.trace`) is appended to it, one entry per move.
+    player thought at each of its moves (:meth:`Player.trace`) is appended to it, one entry per move. With a
+    ``referee`` a player that breaks the game forfeits it, and the game is played to its end.
     """
     if len(players) != game.num_players:
         raise ValueError(f"{len(players)} players for a {game.num_players}-player game")
-    seat_players(players, seed)
-    return play_moves(players, game, traces)
+    if referee is None:
+        seat_players(players, seed)
+    else:
+        referee.seat(players, [None if seed is None else seat_seed(seed, s) for s in range(len(players))])
+    return play_moves(players, game, traces, referee=referee)
 
 
 def play_dynasty(players: Sequence[Player], dynasty: Dynasty, seed: int | None = None) -> list[int]:

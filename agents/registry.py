@@ -123,6 +123,8 @@ def _load(target: str, spec: str) -> Any:
         raise PlayerSpecError(f"player spec {spec!r}: importing {module} failed: {err}") from None
     except Exception as err:  # the user's module is not ours to trust: its error is told in one line
         raise PlayerSpecError(f"player spec {spec!r}: importing {module} failed: {type(err).__name__}: {err}") from None
+    except SystemExit as err:  # nor is it the module's to end the process
+        raise PlayerSpecError(f"player spec {spec!r}: importing {module} called sys.exit({err.code!r})") from None
     for part in attr.split("."):
         if not hasattr(found, part):
             raise PlayerSpecError(f"player spec {spec!r}: {module} has no {attr!r}")

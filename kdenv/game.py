@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import operator
 import random
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import NamedTuple
 
 from kdenv.actions import decode, discard_action, shown
@@ -298,9 +298,10 @@ class Game:
         """The players who win (more than one on a full tie: a shared victory)."""
         return winners_of([self.standing(p) for p in range(self.num_players)])
 
-    def placings(self) -> list[float]:
-        """Each player's place, 0 for first; tied players share the mean of their places."""
-        keys = [self.standing(p) for p in range(self.num_players)]
+    def placings(self, forfeited: Collection[int] = ()) -> list[float]:
+        """Each player's place, 0 for first; tied players share the mean of their places. The ``forfeited`` seats
+        (a tournament's player that broke the game) come last, behind every standing, sharing their places."""
+        keys = [(-1, 0, 0, 0) if p in forfeited else (0, *self.standing(p)) for p in range(self.num_players)]
         return [sum(k > key for k in keys) + (sum(k == key for k in keys) - 1) / 2 for key in keys]
 
     def __repr__(self) -> str:

@@ -1,6 +1,7 @@
 """The optional fields of a game record that the engine does not re-play, checked against their documented shapes
-(DESIGN.md): the ``agents``, a move's ``trace`` (what its player thought; ``agents/trace.py`` writes them) and a
-tournament game's ``tournament`` entry. A record that passes is one the viewer and the statistics can read whole.
+(DESIGN.md): the ``agents``, a move's ``trace`` (what its player thought; ``agents/trace.py`` writes them), a
+tournament game's ``tournament`` entry and its ``forfeits`` (the seats whose player broke the game). A record that
+passes is one the viewer and the statistics can read whole.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ CANDIDATE_OF: dict[str, Shape] = {
     "policy": {"probability": (lambda v: _is_number(v) and 0 <= v <= 1, "a number from 0 to 1")},
 }
 
+FORFEIT_REASONS = ("raised", "exited", "move limit", "illegal move")  # how a player breaks a game (agents/referee.py)
 OPTIONAL_SHARES = ("prior", "policy")  # a guided search's candidates (az): the network's prior, the improved policy
 
 
@@ -81,10 +83,38 @@ def _check_candidate(candidate: Any, shape: Shape, where: str) -> None:
         raise RecordError(f"{where}.chosen must be true or false, if present")
 
 
+def forfeited(record: dict, game: Game) -> list[int]:
+    """The seats of the record's ``forfeits``, if any: a list of objects, each with the ``seat`` that broke the game,
+    its ``reason`` (one of :data:`FORFEIT_REASONS`), the ``move`` it broke at (an index into ``moves``) and the
+    ``error`` in a line; a seat forfeits once. Its later moves, if any, are its stand-in's."""
+    entries = record.get("forfeits", [])
+    if not isinstance(entries, list):
+        raise RecordError(f"record field 'forfeits' must be a list, if present, not {entries!r}")
+    seats: list[int] = []
+    for i, entry in enumerate(entries):
+        where = f"forfeits[{i}]"
+        if not isinstance(entry, dict):
+            raise RecordError(f"{where} must be an object (seat, reason, move, error), not {entry!r}")
+        seat, move = entry.get("seat"), entry.get("move")
+        if not (is_integer(seat) and 0 <= seat < game.num_players) or seat in seats:
+            raise RecordError(f"{where}.seat must be a seat of the game that has not forfeited yet, not {seat!r}")
+        if entry.get("reason") not in FORFEIT_REASONS:
+            wanted = ", ".join(FORFEIT_REASONS)
+            raise RecordError(f"{where}.reason must be one of {wanted}, not {entry.get('reason')!r}")
+        if not (is_integer(move) and 0 <= move <= len(game.moves)):
+            raise RecordError(f"{where}.move must be the index of a move of the game, not {move!r}")
+        if not isinstance(entry.get("error"), str):
+            raise RecordError(f"{where}.error must be a string (what went wrong), not {entry.get('error')!r}")
+        seats.append(seat)
+    return seats
+
+
 def check_tournament(record: dict, game: Game) -> None:
     """A tournament game's ``tournament`` entry, if present: an object with the whole numbers ``game_id`` and
     ``deal`` (the integers ``table``, ``seating``, ``play_seed`` when given) and the ``placings`` of the finished
-    game re-played; the record names its ``agents``."""
+    game re-played, its forfeited seats last (:func:`forfeited`, checked with or without a ``tournament``); the
+    record names its ``agents``."""
+    out = forfeited(record, game)
     if "tournament" not in record:
         return
     entry = record["tournament"]
@@ -100,5 +130,7 @@ def check_tournament(record: dict, game: Game) -> None:
         raise RecordError("a tournament game's record must name its 'agents'")
     if not game.is_over:
         raise RecordError("record has a 'tournament' entry but its moves do not finish the game")
-    if entry.get("placings") != game.placings():
-        raise RecordError(f"tournament.placings {entry.get('placings')!r} differ from the re-played {game.placings()}")
+    if entry.get("placings") != game.placings(out):
+        raise RecordError(
+            f"tournament.placings {entry.get('placings')!r} differ from the re-played {game.placings(out)}"
+        )

@@ -21,6 +21,7 @@ from pathlib import Path
 from kdenv.errors import KingdominoError
 from kdenv.files import write_atomically
 from training.arena.protocols import PROTOCOLS, get_protocol, listing
+from training.tournament_cli import add_move_limit
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -46,6 +47,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--page", default="benchmarks/LEADERBOARD.md", metavar="FILE", help="--leaderboard's page (default %(default)s)"
     )
+    add_move_limit(parser, argparse.SUPPRESS, "the protocol's")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
@@ -78,13 +80,14 @@ def _evaluate(args: argparse.Namespace) -> int:
         finish,
         read,
     )
-    from training.tournament_cli import announce
+    from training.tournament_cli import announce, forfeit_lines
 
     protocol = get_protocol(args.protocol)
     if args.compare:
         read(args.compare)  # a bad file is refused before any game is played
     out = Path(args.out) if args.out else default_out(protocol, args.spec)
-    with evaluation_tournament(protocol, args.spec, args.games, args.seed, out) as tournament:
+    limit = getattr(args, "move_limit", protocol.move_limit)
+    with evaluation_tournament(protocol, args.spec, args.games, args.seed, out, limit) as tournament:
         announce(tournament, str(out))
         try:
             tournament.run(args.workers, not args.no_progress, backend=args.backend, address=args.address)
@@ -92,13 +95,13 @@ def _evaluate(args: argparse.Namespace) -> int:
             print(f"{len(tournament.records)} games saved in {out}/games.jsonl; run the same command again to resume")
             raise
         evaluation = finish(tournament, protocol, args.spec, out)
-        failures = len(tournament.failures)
+        forfeits = forfeit_lines(tournament, str(out))
     if args.compare:
         comparison = compare(out, args.compare)
         write_atomically(out / "comparison.json", json.dumps(comparison, indent=2) + "\n")
         print(comparison_line(comparison))
     print(evaluation.line())
-    if failures:
-        print(f"{failures} game(s) failed (see {out}/errors.jsonl); re-run to retry them")
+    for line in forfeits:
+        print(line)
     print(f"wrote {out}/evaluation.json")
-    return 1 if failures else 0
+    return 0

@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
+from agents.referee import MOVE_LIMIT
 from agents.registry import PLAYERS, known_names, make_player
 from kdenv.errors import KingdominoError
 from kdenv.rules import STUDY_RULES, Rules
@@ -78,7 +79,43 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--trace", action="store_true", help="keep in each move of games.jsonl what its player thought (mce, uct, ppo:)"
     )
+    add_move_limit(parser)
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def add_move_limit(parser: argparse.ArgumentParser, default: float | str = MOVE_LIMIT, said: str = "") -> None:
+    """``--move-limit SECONDS``: a player that takes longer over a move forfeits its game (``none``: no limit);
+    ``default`` may be ``argparse.SUPPRESS`` (no attribute unless given), ``said`` the default in words."""
+    parser.add_argument(
+        "--move-limit",
+        type=move_limit,
+        default=default,
+        metavar="SECONDS",
+        help=f"seconds a move may take before its player forfeits the game (default {said or default}; none: no limit)",
+    )
+
+
+def move_limit(text: str) -> float | None:
+    """``--move-limit``'s value: seconds, or ``none``."""
+    if text.strip().lower() == "none":
+        return None
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"give seconds or none, not {text!r}") from None
+
+
+def forfeit_lines(tournament: Tournament, out: str) -> list[str]:
+    """One line per agent that forfeited games of this run (each counted as its loss)."""
+    by_agent: dict[str, list[str]] = {}
+    for game, forfeit in tournament.forfeits:
+        by_agent.setdefault(game.agents[forfeit.seat], []).append(forfeit.reason)
+    return [
+        f"{agent} forfeited {len(reasons)} game(s) ("
+        + ", ".join(f"{reason} {reasons.count(reason)}" for reason in dict.fromkeys(reasons))
+        + f"), each counted as its loss: see the forfeits in {out}/games.jsonl"
+        for agent, reasons in by_agent.items()
+    ]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -87,7 +124,7 @@ def run(args: argparse.Namespace) -> int:
     agents, players, games, rules, out = _settings(args)
     if args.workers is not None and args.workers < 1:
         raise KingdominoError(f"--workers must be at least 1, not {args.workers}")
-    tournament = Tournament(agents, players, games, rules, args.seed, out, trace=args.trace)
+    tournament = Tournament(agents, players, games, rules, args.seed, out, trace=args.trace, move_limit=args.move_limit)
     announce(tournament, out)
     try:
         results = tournament.run(
@@ -100,10 +137,10 @@ def run(args: argparse.Namespace) -> int:
     print_results(results)
     if args.protocol == "study":
         print(_study_line(results, args.agent, args.opponent or STUDY_OPPONENT))
-    if tournament.failures:
-        print(f"{len(tournament.failures)} game(s) failed (see {out}/errors.jsonl); re-run to retry them")
+    for line in forfeit_lines(tournament, out):
+        print(line)
     print("wrote " + ", ".join(str(p) for p in [out + "/games.jsonl", *paths]))
-    return 1 if tournament.failures else 0
+    return 0
 
 
 def announce(tournament: Tournament, out: str) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 from dataclasses import dataclass
 
 from agents.base import Player
@@ -50,7 +51,7 @@ class DiesOptions:
 
 
 class DiesOnce(Player):
-    """Kills its own process at its first move: with ``path``, once (while that file does not exist, creating it
+    """Kills its own process (SIGKILL) at its first move: with ``path``, once (while that file does not exist, creating it
     first), a worker lost once whose game must be played again; without, in every game with an even seed (as
     CrashPlayer raises), a worker lost at every try. Plays randomly otherwise."""
 
@@ -67,11 +68,16 @@ class DiesOnce(Player):
     def act(self, view: PublicView) -> int:
         if self.path is not None and not os.path.exists(self.path):
             open(self.path, "w").close()
-            os._exit(1)
+            _crash()
         if self.path is None and self.doomed:
-            os._exit(1)
+            _crash()
         actions = view.legal_actions()
         return actions[self.rng.randrange(len(actions))]
+
+
+def _crash() -> None:
+    """End this process as a crash of the interpreter would (``os._exit`` in a player is its forfeit instead)."""
+    os.kill(os.getpid(), signal.SIGKILL)
 
 
 FAKES = {

@@ -91,16 +91,18 @@ def test_a_longer_run_extends_the_tournament(tmp_path):
     assert json.loads((tmp_path / "tournament.json").read_text())["games"] == 10
 
 
-def test_a_crashing_player_is_reported_and_the_tournament_goes_on(fakes, tmp_path, capsys):
+def test_a_crashing_player_forfeits_and_every_game_is_counted(fakes, tmp_path, capsys):
     tournament = Tournament(["crash", "random"], players=2, games=12, out=tmp_path)
     results = tournament.run(workers=2, progress=False)  # the registry reaches the worker processes
-    failed = sorted(f.game.game_id for f in tournament.failures)
-    assert failed == list(range(0, 12, 2))  # the crash player raises in games with an even play seed
+    forfeited = sorted(game.game_id for game, _ in tournament.forfeits)
+    assert forfeited == list(range(0, 12, 2))  # the crash player raises in games with an even play seed
+    assert {(f.reason, f.error) for _, f in tournament.forfeits} == {("raised", "RuntimeError: boom")}
     errors = [json.loads(line) for line in (tmp_path / "errors.jsonl").read_text().splitlines()]
-    assert sorted(e["game_id"] for e in errors) == failed
-    assert all(e["error"] == "RuntimeError: boom" and "deal_seed" in e and "play_seed" in e for e in errors)
+    assert sorted(e["game_id"] for e in errors) == forfeited  # the tracebacks, with the seeds to play them again
+    assert all("RuntimeError: boom" in e["traceback"] and "deal_seed" in e and "play_seed" in e for e in errors)
     assert "boom" in capsys.readouterr().err
-    assert results.games == 6 and len((tmp_path / "games.jsonl").read_text().splitlines()) == 6
+    assert results.games == 12 and len((tmp_path / "games.jsonl").read_text().splitlines()) == 12
+    assert results.agent("crash").forfeits == {"raised": 6}
 
 
 def test_a_clearly_stronger_agent_ends_higher(fakes):

@@ -13,6 +13,7 @@ import os
 from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
+from typing import Literal
 
 from kdenv.errors import KingdominoError
 from kdenv.files import read_jsonl, write_atomically
@@ -47,6 +48,7 @@ class Evaluation:
     result: AgentResult
     games: int
     deals: int
+    move_limit: float | None
 
     def to_dict(self) -> dict:
         a, p = self.result, self.protocol
@@ -69,6 +71,8 @@ class Evaluation:
             "score": a.score,
             "score_ci": [a.score - a.score_ci, a.score + a.score_ci],
             "placing": a.placing,
+            "forfeits": {"games": a.forfeited, **a.forfeits},
+            "move_limit": self.move_limit,
             "kdenv_version": kdenv_version(),
         }
 
@@ -80,7 +84,7 @@ class Evaluation:
         return (
             f"{self.spec} on {self.protocol.title} (seed {self.seed}, {self.games} games, {self.deals} deals): "
             f"win rate {d['win_rate']:.1%} [95% CI {low:.1%}, {high:.1%}] (chance {d['chance']:.0%}), "
-            f"margin {d['margin']:+.2f} ± {half:.2f}; kdenv {d['kdenv_version']}"
+            f"margin {d['margin']:+.2f} ± {half:.2f}, {d['forfeits']['games']} forfeits; kdenv {d['kdenv_version']}"
         )
 
 
@@ -90,18 +94,23 @@ def default_out(protocol: Protocol, spec: str) -> Path:
     return Path("runs") / "evaluate" / f"{protocol.name}-v{protocol.version}" / name
 
 
-def evaluation_tournament(protocol: Protocol, spec: str, games: int | None, seed: int, out: Path) -> Tournament:
-    """The protocol's tournament for ``spec`` in ``out`` (resumed from it if it is there)."""
-    return Tournament(
-        protocol.agents(spec), protocol.players, protocol.games if games is None else games, protocol.rules, seed, out
-    )
+def evaluation_tournament(
+    protocol: Protocol, spec: str, games: int | None, seed: int, out: Path, move_limit: float | None
+) -> Tournament:
+    """The protocol's tournament for ``spec`` in ``out`` (resumed from it if it is there), each move within
+    ``move_limit`` seconds (None: no limit)."""
+    count = protocol.games if games is None else games
+    return Tournament(protocol.agents(spec), protocol.players, count, protocol.rules, seed, out, move_limit=move_limit)
 
 
 def finish(tournament: Tournament, protocol: Protocol, spec: str, out: Path) -> Evaluation:
     """The evaluation of a played tournament; writes ``out/evaluation.json`` and the tournament's reports."""
     results = tournament.results()
     tournament.write_reports(results)
-    evaluation = Evaluation(protocol, spec, tournament.schedule.seed, results.agent(spec), results.games, results.deals)
+    evaluation = Evaluation(
+        protocol, spec, tournament.schedule.seed, results.agent(spec), results.games, results.deals,
+        tournament.move_limit,
+    )  # fmt: skip
     write_atomically(out / FILE, json.dumps(evaluation.to_dict(), indent=2) + "\n")
     return evaluation
 
@@ -161,10 +170,13 @@ def evaluate(
     progress: bool = False,
     backend: str = "local",
     address: str | None = None,
+    move_limit: float | Literal["protocol"] | None = "protocol",
 ) -> Evaluation:
-    """Play (or resume) ``spec``'s evaluation on ``protocol`` and write ``evaluation.json``; returns it."""
+    """Play (or resume) ``spec``'s evaluation on ``protocol`` and write ``evaluation.json``; returns it. Each move
+    within ``move_limit`` seconds (None: no limit; by default the protocol's)."""
     chosen = get_protocol(protocol)
     folder = Path(out) if out is not None else default_out(chosen, spec)
-    with evaluation_tournament(chosen, spec, games, seed, folder) as tournament:
+    limit = chosen.move_limit if move_limit == "protocol" else move_limit
+    with evaluation_tournament(chosen, spec, games, seed, folder, limit) as tournament:
         tournament.run(workers, progress, backend=backend, address=address)
         return finish(tournament, chosen, spec, folder)

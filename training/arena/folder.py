@@ -1,6 +1,7 @@
 """A tournament's output directory ``DIR``: ``DIR/tournament.json`` (its settings), ``DIR/games.jsonl`` (one
 ``kingdomino-replay/1`` record per finished game, with a ``tournament`` key: game id, deal, table, seating and
-placings) and ``DIR/errors.jsonl`` (games whose player raised, with the seeds to reproduce them).
+placings; ``forfeits`` where a player broke the game) and ``DIR/errors.jsonl`` (the tracebacks of players that
+raised, with the seeds to reproduce them).
 
 Opening a folder again resumes its tournament: its finished games are taken, and a folder that holds another
 tournament is refused. The directory is locked (``DIR/.lock``) while it is open: one process at a time plays it.
@@ -124,7 +125,7 @@ class TournamentFolder:
             )
 
     def _check_same(self, old: dict, new: dict) -> None:
-        for key in SAME:
+        for key in (*SAME, *(["move_limit"] if "move_limit" in old else [])):  # a folder from before move limits
             if old.get(key) != new[key]:
                 raise TournamentError(
                     f"{self.path} holds a tournament with other settings ({key}: {old.get(key)} there, "
@@ -134,4 +135,4 @@ class TournamentFolder:
 
 def summary(record: dict) -> dict:
     """What the results need of a record (the moves stay in games.jsonl, not in memory)."""
-    return {key: record[key] for key in ("seed", "agents", "final", "tournament")}
+    return {key: record[key] for key in ("seed", "agents", "final", "tournament", "forfeits") if key in record}

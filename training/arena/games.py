@@ -4,10 +4,11 @@ plays the same games."""
 
 from __future__ import annotations
 
-from collections.abc import Generator, Mapping, Sequence
+from collections.abc import Generator, Iterable, Mapping
 from contextlib import closing
 
 from agents.base import Player
+from agents.referee import MOVE_LIMIT
 from agents.registry import PLAYERS
 from kdenv.rules import Rules
 from training.arena.errors import TournamentError
@@ -18,25 +19,30 @@ from training.backends.base import Backend, Lost, WorkerDied
 
 def play_games(
     backend: Backend,
-    games: Sequence[ScheduledGame],
+    games: Iterable[ScheduledGame],
     rules: Rules,
     trace: bool = False,
     objects: Mapping[str, Player] | None = None,
+    move_limit: float | None = MOVE_LIMIT,
 ) -> Generator[Outcome, None, None]:
-    """The Outcomes of ``games`` as they finish, in any order, their records traced with ``trace``; closing the
-    iterator early stops the games in flight. The Player ``objects`` (by name) sit only at a backend ``here``."""
+    """The Outcomes of ``games`` as they finish, in any order, their records traced with ``trace`` and refereed
+    with ``move_limit``; closing the iterator early stops the games in flight. The Player ``objects`` (by name) sit
+    only at a backend ``here``. A game whose worker is lost every time it runs (the machinery, not a player) stops
+    them with a one-line TournamentError: it is never scored, and never left out."""
     if backend.here:
         seats = Seats(objects=objects)  # one set of players, those the specs make and the objects
         try:
-            with closing(backend.tasks(play_scheduled, games, (rules, seats, trace))) as finished:
+            with closing(backend.tasks(play_scheduled, games, (rules, seats, trace, move_limit))) as finished:
                 yield from (outcome for _, outcome in finished)
         finally:
             seats.close()
         return
     registry = dict(PLAYERS)  # as it is here, players registered at run time too
     try:
-        with closing(backend.tasks(play_in_worker, games, (rules, registry, trace))) as finished:
+        with closing(backend.tasks(play_in_worker, games, (rules, registry, trace, move_limit))) as finished:
             for game, outcome in finished:
-                yield Outcome(game, error=outcome.error, trace=outcome.trace) if isinstance(outcome, Lost) else outcome
+                if isinstance(outcome, Lost):
+                    raise WorkerDied(f"game {game.game_id}: its worker was lost every time it ran ({outcome.error})")
+                yield outcome
     except WorkerDied as err:
         raise TournamentError(f"{err}; the finished games are saved: run again to resume") from None

@@ -7,14 +7,14 @@ import math
 from collections import defaultdict
 from collections.abc import Iterable
 
-from training.arena.stats import clustered_mean, seat_outcome, t95
+from training.arena.stats import clustered_mean, seat_outcome, standings, t95
 
 
 def by_deal(records: Iterable[dict], spec: str) -> dict[int, tuple[float, float]]:
     """Deal -> (mean win share, mean margin) of ``spec``'s seats over that deal's games in tournament ``records``."""
     seats: dict[int, list[tuple[float, int]]] = defaultdict(list)
     for record in records:
-        scores, winners = record["final"]["scores"], record["final"]["winners"]
+        scores, winners = standings(record)
         for seat, agent in enumerate(record["agents"]):
             if agent == spec:
                 seats[record["tournament"]["deal"]].append(seat_outcome(scores, winners, seat))

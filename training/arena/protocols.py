@@ -4,14 +4,18 @@ fixed table, so that a figure cited as ``study-4p v1`` means the same games for 
 Every protocol but the Mighty Duel plays the study's rules (Middle Kingdom and Harmony), those the shipped
 ``ppo:default`` networks were trained under at 2, 3 and 4 players, so that each of them can sit at its table.
 
-A protocol's version changes whenever what it plays changes (table, rules, opponent, seeding): figures of two
-versions are not comparable.
+A protocol's version changes whenever what it plays changes (table, rules, opponent, seeding, a move limit that a
+player within the old one would pass): figures of two versions are not comparable. Every game counts: a player that
+breaks one forfeits it (:mod:`agents.referee`). The move limit, 60 s by default, came in at version 1: no shipped
+player comes near it (the slowest, ``az:default,seconds=0.25``, takes under a second a move), so it changed no game
+that those figures count.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from agents.referee import MOVE_LIMIT
 from kdenv.errors import KingdominoError
 from kdenv.rules import STUDY_RULES, Rules
 
@@ -33,6 +37,7 @@ class Protocol:
     opponent: str
     description: str
     games: int = DEFAULT_GAMES  # games of a run unless --games says otherwise
+    move_limit: float = MOVE_LIMIT  # seconds a move may take before its player forfeits, unless --move-limit says
 
     @property
     def opponents(self) -> list[str]:

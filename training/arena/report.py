@@ -13,7 +13,8 @@ from kdenv.files import write_atomically
 from training.arena.stats import AgentResult, Results
 
 MIN_DEALS = 5  # fewer deals than this: the head-to-head shares are shown without an interval, which says nothing yet
-COLUMNS = ("Agent", "Games", "Win rate [95% CI]", "Score ± CI", "Margin ± CI", "Place", "Rating μ ± σ", "Ordinal")
+COLUMNS = ("Agent", "Games", "Win rate [95% CI]", "Score ± CI", "Margin ± CI", "Place", "Rating μ ± σ", "Ordinal",
+           "Forfeits")  # fmt: skip
 
 
 def agent_row(a: AgentResult) -> tuple[str, ...]:
@@ -27,7 +28,15 @@ def agent_row(a: AgentResult) -> tuple[str, ...]:
         f"{a.placing:.2f}",
         f"{a.mu:.2f} ± {a.sigma:.2f}",
         f"{a.ordinal:.2f}",
+        forfeits_text(a),
     )
+
+
+def forfeits_text(a: AgentResult) -> str:
+    """The games ``a`` forfeited, by reason: "0", or "37 (raised 35, move limit 2)"."""
+    if not a.forfeits:
+        return "0"
+    return f"{a.forfeited} ({', '.join(f'{reason} {n}' for reason, n in a.forfeits.items())})"
 
 
 def _ci(half_width: float, digits: int = 1) -> str:
@@ -114,7 +123,9 @@ def to_markdown(results: Results, settings: dict, scheme: str) -> str:
         "Win rate: shared victories split between the winners. Score and margin (own score minus the best",
         "opponent's) are means with 95% CIs; all intervals count a deal, not a game, as the independent unit.",
         "Place: 1 = first. Rating: OpenSkill Plackett-Luce (one player per team, ranked by final placing);",
-        "ordinal = μ - 3σ.",
+        "ordinal = μ - 3σ. Forfeits: games in which the agent raised, exited, passed the move limit"
+        f" ({settings.get('move_limit') or 'none'} s) or chose an illegal move; each is its loss, last place with a"
+        " score of 0 (a stand-in played its seat to the end).",
     ]
     if len(results.agents) > 1:
         order = [a.agent for a in results.agents]

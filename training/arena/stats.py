@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 
 from training.arena.ratings import rate_games
 
@@ -67,6 +67,12 @@ class AgentResult:
     mu: float  # OpenSkill Plackett-Luce rating
     sigma: float
     ordinal: float  # mu - 3 sigma, the rating the table is sorted by
+    forfeits: dict[str, int] = field(default_factory=dict)  # games it forfeited (counted as losses), by reason
+
+    @property
+    def forfeited(self) -> int:
+        """Games it forfeited."""
+        return sum(self.forfeits.values())
 
 
 @dataclass
@@ -101,14 +107,32 @@ def seat_outcome(scores: list[int], winners: list[int], seat: int) -> tuple[floa
     return win, scores[seat] - max(s for other, s in enumerate(scores) if other != seat)
 
 
+def standings(record: dict) -> tuple[list[int], list[int]]:
+    """The scores and winners that count in a tournament record: a seat that forfeited (its ``forfeits``) scores 0
+    and wins nothing, whatever its stand-in made; the winners are the best placed of the other seats."""
+    scores, winners = record["final"]["scores"], record["final"]["winners"]
+    out = {forfeit["seat"] for forfeit in record.get("forfeits", ())}
+    if not out:
+        return scores, winners
+    placings = record["tournament"]["placings"]
+    best = min((p for seat, p in enumerate(placings) if seat not in out), default=None)
+    winners = [seat for seat, p in enumerate(placings) if seat not in out and p == best]
+    return [0 if seat in out else score for seat, score in enumerate(scores)], winners
+
+
 def summarize(records: Iterable[dict]) -> Results:
-    """Results of finished tournament records (each with ``agents``, ``final`` and ``tournament``)."""
+    """Results of finished tournament records (each with ``agents``, ``final`` and ``tournament``, and
+    ``forfeits`` where a player broke the game: scored by :func:`standings`)."""
     records = sorted(records, key=lambda r: r["tournament"]["game_id"])
     seen: dict[str, dict[str, list]] = {}
     ahead: dict[str, dict[str, list]] = defaultdict(lambda: defaultdict(list))  # [a][b]: (deal, 1 | 1/2 | 0)
+    forfeited: dict[str, dict[str, int]] = defaultdict(dict)  # [a][reason]: games a forfeited so
     for record in records:
-        agents, scores, winners = record["agents"], record["final"]["scores"], record["final"]["winners"]
+        (scores, winners), agents = standings(record), record["agents"]
         placings, deal = record["tournament"]["placings"], record["tournament"]["deal"]
+        for forfeit in record.get("forfeits", ()):
+            reasons = forfeited[agents[forfeit["seat"]]]
+            reasons[forfeit["reason"]] = reasons.get(forfeit["reason"], 0) + 1
         for seat, spec in enumerate(agents):
             row = seen.setdefault(spec, {k: [] for k in ("deal", "win", "score", "margin", "placing")})
             win, margin = seat_outcome(scores, winners, seat)
@@ -122,7 +146,7 @@ def summarize(records: Iterable[dict]) -> Results:
                     diff = placings[other] - placings[seat]
                     ahead[spec][other_spec].append((deal, 1.0 if diff > 0 else 0.5 if diff == 0 else 0.0))
     ratings = rate_games((r["agents"], r["tournament"]["placings"]) for r in records)
-    lines = [_agent_result(spec, row, ratings[spec]) for spec, row in seen.items()]
+    lines = [_agent_result(spec, row, ratings[spec], forfeited[spec]) for spec, row in seen.items()]
     lines.sort(key=lambda a: (-a.ordinal, a.agent))
     order = [a.agent for a in lines]
     shares = {a: {b: _share(ahead[a][b]) for b in order if ahead[a][b]} for a in order}
@@ -143,7 +167,7 @@ def _share(meetings: list[tuple[int, float]]) -> tuple[float, float]:
     return mean, t95(max(1, len(set(deals)) - 1)) * se
 
 
-def _agent_result(spec: str, row: dict[str, list], rating) -> AgentResult:
+def _agent_result(spec: str, row: dict[str, list], rating, forfeits: dict[str, int]) -> AgentResult:
     n, deals = len(row["win"]), row["deal"]
     win_rate, win_se = clustered_mean(row["win"], deals)
     iid_var = win_rate * (1 - win_rate) / n
@@ -167,4 +191,5 @@ def _agent_result(spec: str, row: dict[str, list], rating) -> AgentResult:
         mu=rating.mu,
         sigma=rating.sigma,
         ordinal=rating.ordinal,
+        forfeits=dict(sorted(forfeits.items())),
     )

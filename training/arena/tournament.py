@@ -16,9 +16,11 @@ worker processes, Ray), each game one task (:mod:`training.arena.games`); the ou
 from it, is :mod:`training.arena.folder`; the statistics are :mod:`training.arena.stats` and
 :mod:`training.arena.ratings`; the output is :mod:`training.arena.report`.
 
-With an output directory ``DIR`` each finished game is appended to ``DIR/games.jsonl`` by this process as it
-finishes, and a game whose player raised to ``DIR/errors.jsonl``. Running the same tournament again resumes:
-finished games are never played twice. One process at a time plays a directory.
+Every game counts: a player that raises, exits, passes the move limit or returns an illegal action forfeits its
+game (:mod:`agents.referee`), which is played to its end and scored as that player's loss. With an output
+directory ``DIR`` each finished game is appended to ``DIR/games.jsonl`` by this process as it finishes, forfeits
+included, and the traceback of a player that raised to ``DIR/errors.jsonl``. Running the same tournament again
+resumes: finished games are never played twice. One process at a time plays a directory.
 
 An agent may also be an :class:`~agents.base.Player` object made here, named by its ``spec`` (or its class's name).
 Objects play in this process only; a player of one's own named by a ``MODULE:ATTR`` spec plays on every backend
@@ -33,6 +35,7 @@ from contextlib import closing
 from pathlib import Path
 
 from agents.base import Player
+from agents.referee import MOVE_LIMIT, Forfeit
 from agents.registry import make_player
 from kdenv.rules import Rules
 from training.arena.errors import TournamentError
@@ -46,6 +49,8 @@ from training.backends.choose import choose_backend
 from training.progress import ProgressBar
 
 FORMAT = "kdenv-tournament/1"
+DAY = 86_400  # seconds: the longest move limit
+SHOWN_FORFEITS = 3  # forfeits of a run told one by one as they happen; the command's summary counts them all
 
 
 def check_agents(agents: Iterable[str], players: int, rules: Rules, objects: Mapping[str, Player]) -> None:
@@ -92,12 +97,14 @@ class Tournament:
         seed: int = 0,
         out: str | os.PathLike | None = None,
         trace: bool = False,
+        move_limit: float | None = MOVE_LIMIT,
     ) -> None:
         self.trace = trace  # keep what the players thought in each move of the records (Player.trace)
+        self.move_limit = check_move_limit(move_limit)  # seconds a move may take before its player forfeits
         names, self.objects = name_agents(agents)  # the Player objects given, by name: they play in this process
         self.schedule = Schedule(names, players, rules or Rules(), seed, games)
         check_agents(names, players, self.schedule.rules, self.objects)
-        self.failures: list[Outcome] = []  # games of this run whose player raised
+        self.forfeits: list[tuple[ScheduledGame, Forfeit]] = []  # the forfeits of this run's games
         self.folder = TournamentFolder(Path(out), self.settings, self.schedule.games()) if out is not None else None
         self.records: dict[int, dict] = {}  # game id -> the finished game's record, less its moves (summary)
         self.notes: list[str] = []  # things worth telling the user (a truncated last line dropped)
@@ -115,6 +122,7 @@ class Tournament:
             "rules": s.rules.to_dict(),
             "seed": s.seed,
             "games": s.requested,
+            "move_limit": self.move_limit,
         }
 
     @property
@@ -146,8 +154,9 @@ class Tournament:
         tasks (:mod:`training.backends.ray_backend`), at most ``workers`` at once, on a local Ray or the cluster at
         ``address``.
 
-        Each finished game is appended to ``games.jsonl`` at once; a game whose player raises is
-        reported, written to ``errors.jsonl`` and skipped. Ctrl-C stops at once, keeping what is done.
+        Each finished game is appended to ``games.jsonl`` at once, forfeits included (each reported in a line);
+        a game that cannot be played at all (a player its worker cannot make, a worker lost every time) stops the
+        run with a one-line TournamentError. Ctrl-C stops at once, keeping what is done.
         """
         pending = self.pending
         if self.objects and backend == "local" and workers is None:
@@ -160,7 +169,7 @@ class Tournament:
                 f"player objects ({names}) play in this process only: run with workers=1, or name the player by "
                 "a MODULE:ATTR spec to play it in worker processes or on Ray"
             )
-        outcomes = play_games(backend, pending, self.schedule.rules, self.trace, self.objects)
+        outcomes = play_games(backend, pending, self.schedule.rules, self.trace, self.objects, self.move_limit)
         bar = ProgressBar("tournament (games)", self.schedule.total, len(self.records), enabled=progress, stderr=True)
         with closing(outcomes), bar:
             for outcome in outcomes:
@@ -177,30 +186,35 @@ class Tournament:
 
     def _accept(self, outcome: Outcome, bar: ProgressBar) -> None:
         game = outcome.game
-        if outcome.record is not None:
-            self.records[game.game_id] = summary(outcome.record)
-            if self.folder is not None:
-                self.folder.add(outcome.record)
-            bar.advance()
-            return
-        self.failures.append(outcome)
-        where = ""
+        seeds = f"agents {list(game.agents)}, deal seed {game.deal_seed}, play seed {game.play_seed}"
+        if outcome.record is None:
+            where = f" (traceback in {self._log_error(game, outcome.error, outcome.trace)})" if self.folder else ""
+            raise TournamentError(
+                f"game {game.game_id} cannot be played: {outcome.error} - {seeds}{where}; the finished games are saved"
+            )
+        self.records[game.game_id] = summary(outcome.record)
         if self.folder is not None:
-            error = {
-                "game_id": game.game_id,
-                "agents": list(game.agents),
-                "deal_seed": game.deal_seed,
-                "play_seed": game.play_seed,
-                "error": outcome.error,
-                "traceback": outcome.trace,
-            }
-            where = f" (traceback in {self.folder.add_error(error)})"
-        bar.print(
-            f"error: game {game.game_id} failed: {outcome.error} - agents {list(game.agents)}, "
-            f"deal seed {game.deal_seed}, play seed {game.play_seed}{where}",
-            style="red",
-        )
+            self.folder.add(outcome.record)
+        for forfeit in outcome.forfeits:
+            self.forfeits.append((game, forfeit))
+            where = ""
+            if self.folder is not None and forfeit.trace:
+                where = f" (traceback in {self._log_error(game, forfeit.error, forfeit.trace)})"
+            if len(self.forfeits) <= SHOWN_FORFEITS:
+                more = " (the next are counted, not shown)" if len(self.forfeits) == SHOWN_FORFEITS else ""
+                bar.print(
+                    f"game {game.game_id}: {game.agents[forfeit.seat]} (seat {forfeit.seat}) forfeits at move "
+                    f"{forfeit.move}, {forfeit.reason}: {forfeit.error} - {seeds}{where}{more}",
+                    style="red",
+                )
         bar.advance()
+
+    def _log_error(self, game: ScheduledGame, error: str | None, trace: str | None) -> Path:
+        """Append what went wrong in ``game`` to errors.jsonl, with the seeds to play it again; returns that file."""
+        assert self.folder is not None
+        entry = {"game_id": game.game_id, "agents": list(game.agents), "deal_seed": game.deal_seed,
+                 "play_seed": game.play_seed, "error": error, "traceback": trace}  # fmt: skip
+        return self.folder.add_error(entry)
 
     def write_reports(self, results: Results) -> list[Path]:
         """Write results.json, results.md and ratings.png to the output directory; returns their paths."""
@@ -209,6 +223,16 @@ class Tournament:
         if self.folder is None:
             raise TournamentError("this tournament has no output directory to write reports to")
         return write_reports(self.folder.path, results, self.settings, self.schedule.describe())
+
+
+def check_move_limit(seconds: float | None) -> float | None:
+    """A move limit in seconds (None: none), or a one-line TournamentError for one that is not a positive, finite
+    number of at most a day."""
+    if seconds is None:
+        return None
+    if isinstance(seconds, bool) or not isinstance(seconds, int | float) or not 0 < seconds <= DAY:
+        raise TournamentError(f"the move limit must be a number of seconds above 0 and at most {DAY}, not {seconds!r}")
+    return float(seconds)
 
 
 def games_backend(name: str, workers: int | None = None, address: str | None = None, games: int = 0) -> Backend:
@@ -233,9 +257,10 @@ def run_tournament(
     backend: str | Backend = "local",
     address: str | None = None,
     trace: bool = False,
+    move_limit: float | None = MOVE_LIMIT,
 ) -> Results:
     """Play (or resume) a tournament and return its results; with ``out``, also write the reports there."""
-    with Tournament(agents, players, games, rules, seed, out, trace) as tournament:
+    with Tournament(agents, players, games, rules, seed, out, trace, move_limit) as tournament:
         results = tournament.run(workers, progress, backend=backend, address=address)
         if out is not None:
             tournament.write_reports(results)

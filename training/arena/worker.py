@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from agents.base import Player
 from agents.game_loop import play_game
+from agents.referee import MOVE_LIMIT, Forfeit, Referee
 from agents.registry import PLAYERS, make_player
 from kdenv.game import Game
 from kdenv.replay import to_record
@@ -22,12 +23,14 @@ from training.arena.schedule import ScheduledGame
 
 @dataclass(frozen=True)
 class Outcome:
-    """What playing one scheduled game gave: its record, or the error a player raised."""
+    """What playing one scheduled game gave: its record (its forfeits in it, with their tracebacks in
+    ``forfeits``), or the error that kept it from being played (a player that could not be made)."""
 
     game: ScheduledGame
     record: dict | None = None
     error: str | None = None
     trace: str | None = None
+    forfeits: tuple[Forfeit, ...] = ()
 
 
 class Seats:
@@ -67,32 +70,45 @@ class Seats:
         self.players.clear()
 
 
-def play_scheduled(game: ScheduledGame, rules: Rules, seats: Seats, trace: bool = False) -> Outcome:
-    """Play one scheduled game; a player that raises gives an Outcome with the error, not an exception. With
-    ``trace`` each move of the record keeps what its player thought (:meth:`agents.base.Player.trace`)."""
+def play_scheduled(
+    game: ScheduledGame, rules: Rules, seats: Seats, trace: bool = False, move_limit: float | None = MOVE_LIMIT
+) -> Outcome:
+    """Play one scheduled game under a :class:`~agents.referee.Referee` with ``move_limit``: a player that breaks it
+    forfeits, and the game is played to its end and counted. With ``trace`` each move of the record keeps what its
+    player thought (:meth:`agents.base.Player.trace`)."""
     traces: list[dict | None] | None = [] if trace else None
     try:
         table = seats.table(game.agents, rules)
-        played = play_game(table, Game(len(game.agents), rules, game.deal_seed), game.play_seed, traces)
-    except Exception as err:  # a player's bug must not end the tournament: it is reported with the seeds
-        seats.drop(game.agents)
+    except Exception as err:  # checked before the first game: a player that its worker cannot make (a module)
         return Outcome(game, error=f"{type(err).__name__}: {err}", trace=traceback.format_exc())
+    referee = Referee(move_limit)
+    played = play_game(table, Game(len(game.agents), rules, game.deal_seed), game.play_seed, traces, referee)
+    if referee.forfeits:
+        seats.drop(game.agents)  # a player that broke may be left in a bad state
     record = to_record(played, agents=list(game.agents), traces=traces)
+    if referee.forfeits:
+        record["forfeits"] = [f.to_dict() for f in referee.forfeits]
     record["tournament"] = {
         "game_id": game.game_id,
         "deal": game.deal,
         "table": game.table,
         "seating": game.seating,
         "play_seed": game.play_seed,
-        "placings": played.placings(),
+        "placings": played.placings(referee.forfeited),
     }
-    return Outcome(game, record=record)
+    return Outcome(game, record=record, forfeits=tuple(referee.forfeits))
 
 
 _worker_seats: Seats | None = None  # the players of a worker process (of the pool, or of Ray)
 
 
-def play_in_worker(game: ScheduledGame, rules: Rules, players: dict[str, str], trace: bool = False) -> Outcome:
+def play_in_worker(
+    game: ScheduledGame,
+    rules: Rules,
+    players: dict[str, str],
+    trace: bool = False,
+    move_limit: float | None = MOVE_LIMIT,
+) -> Outcome:
     """One game in a worker process, with the parent's player registry ``players`` (players registered at
     run time too: a Ray worker outlives the run that started it); the worker's players are made at their first
     game and kept for the next."""
@@ -100,4 +116,4 @@ def play_in_worker(game: ScheduledGame, rules: Rules, players: dict[str, str], t
     PLAYERS.update(players)
     if _worker_seats is None:
         _worker_seats = Seats()
-    return play_scheduled(game, rules, _worker_seats, trace)
+    return play_scheduled(game, rules, _worker_seats, trace, move_limit)

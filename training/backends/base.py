@@ -10,6 +10,7 @@ from typing import Any, TypeVar
 
 from kdenv.errors import KingdominoError
 
+RETRIES = 3  # times a task runs again after its worker died under it (the machinery, not the task, is to blame)
 T = TypeVar("T")  # an item of work
 H = TypeVar("H")  # the handle of a task started elsewhere (a Future, a Ray ObjectRef)
 

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import contextlib
+import itertools
 import multiprocessing
+from collections import deque
 from collections.abc import Callable, Generator, Iterable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from concurrent.futures.process import BrokenProcessPool
-from contextlib import closing
 from typing import Any
 
-from training.backends.base import Backend, Crew, T, WorkerDied, windowed
+from training.backends.base import RETRIES, Backend, Crew, Lost, T, WorkerDied
 from training.backends.pool import WorkerPool
 from training.main_guard import check_main_guarded
 
@@ -55,20 +56,37 @@ class Processes(Backend):
     def tasks(
         self, task: Callable[..., Any], items: Iterable[T], common: tuple = ()
     ) -> Generator[tuple[T, Any], None, None]:
+        """As :meth:`Backend.tasks`; when a worker dies, the pool is made anew and the tasks it broke run again,
+        each at most :data:`~training.backends.base.RETRIES` times before it comes back :class:`Lost`."""
+        source, again = iter(items), deque[T]()
+        in_flight: dict[Future, T] = {}
+        tries: dict[int, int] = {}  # id(item) -> runs its worker died in
         pool = WorkerPool(self.workers)
-
-        def start(item: T) -> Future:
-            return pool.submit(task, item, *common)
-
-        def first_done(futures: list[Future]) -> set[Future]:
-            return wait(futures, return_when=FIRST_COMPLETED).done
-
         try:
-            with closing(windowed(items, start, first_done, 2 * self.workers)) as finished:
-                for item, future in finished:
-                    yield item, future.result()
-        except BrokenProcessPool:
-            raise WorkerDied(DIED) from None
+            while True:
+                while len(in_flight) < 2 * self.workers:
+                    if not again:
+                        again.extend(itertools.islice(source, 1))  # the next new task, if any is left
+                    if not again:
+                        break
+                    item = again.popleft()
+                    in_flight[pool.submit(task, item, *common)] = item
+                if not in_flight:
+                    return
+                done = wait(in_flight, return_when=FIRST_COMPLETED).done
+                broken = {f for f in done if isinstance(f.exception(), BrokenProcessPool)}
+                yield from ((in_flight.pop(f), f.result()) for f in done - broken)
+                if not broken:
+                    continue
+                pool.terminate()  # a worker died: every task in flight is lost with the pool
+                pool = WorkerPool(self.workers)
+                for item in in_flight.values():
+                    tries[id(item)] = tries.get(id(item), 0) + 1
+                    if tries[id(item)] > RETRIES:
+                        yield item, Lost(DIED, f"{DIED}, each of {RETRIES + 1} times it ran")
+                    else:
+                        again.append(item)
+                in_flight.clear()
         finally:
             pool.terminate()
 

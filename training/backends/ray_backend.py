@@ -16,9 +16,8 @@ from contextlib import ExitStack, closing, contextmanager
 from typing import Any
 
 from kdenv.errors import KingdominoError
-from training.backends.base import Backend, Crew, Lost, T, windowed
+from training.backends.base import RETRIES, Backend, Crew, Lost, T, windowed
 
-RETRIES = 3  # times Ray runs a task again after its worker died
 OBJECT_STORE = 256 * 2**20  # bytes of a local Ray's object store: records and networks are small, /dev/shm may be too
 CONNECT_TIMEOUT_S = 5.0  # seconds to wait for a cluster's port to answer (ray.init itself waits for minutes)
 
