@@ -50,7 +50,7 @@ def test_a_lost_worker_is_retried_and_its_game_recorded(local_ray, tmp_path, mon
     tournament = Tournament(agents, players=2, games=6, seed=1, out=tmp_path / "ray")
     results = tournament.run(progress=False, backend="ray")
     assert (tmp_path / "died").exists()  # a worker was lost...
-    assert results.games == 6 and not tournament.failures  # ...and its game played again
+    assert results.games == 6 and not tournament.forfeits  # ...and its game played again, never scored
     assert not (tmp_path / "ray" / "errors.jsonl").exists()
     Tournament(agents, players=2, games=6, seed=1, out=tmp_path / "local").run(workers=1, progress=False)
     assert records(tmp_path / "ray") == records(tmp_path / "local")
@@ -60,10 +60,10 @@ def test_a_game_whose_worker_is_lost_at_every_try_stops_the_run_and_is_never_sco
     monkeypatch.setitem(PLAYERS, "dies", FAKES["dies"])
     tournament = Tournament(["dies", "random"], players=2, games=4, seed=1, out=tmp_path)
     with pytest.raises(TournamentError, match="worker was lost every time it ran.*run again to resume"):
-        tournament.run(progress=False, backend="ray", workers=1)  # one at a time: the first game (even seed) dies
+        tournament.run(progress=False, backend="ray", workers=1)  # one at a time: game 1 (an even seed) dies
     tournament.close()  # one process holds a tournament folder at a time, this one too
     with Tournament(["dies", "random"], players=2, games=4, seed=1, out=tmp_path) as again:
-        assert 0 in {g.game_id for g in again.pending}  # the lost game is left to play, not scored
+        assert {g.game_id for g in again.pending} == {1, 2, 3}  # game 0 kept; the lost game left to play
 
 
 def test_a_player_of_one_s_own_plays_on_ray(local_ray, tmp_path):
@@ -95,3 +95,13 @@ def test_an_unreachable_address_is_a_one_line_error(tmp_path):
     error = done.stderr.strip().splitlines()
     assert len(error) == 1 and "cannot reach a Ray cluster at '127.0.0.1:9'" in error[0], done.stderr
     assert "ray start --head" in error[0] and "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("bot", ["Sleeps", "HardExits"])
+def test_a_player_that_breaks_its_games_forfeits_them_on_ray_as_here(local_ray, tmp_path, bot):
+    """The move limit and the refused exit hold in Ray's workers too: the same games, the same forfeits."""
+    settings = {"agents": [f"tests.helpers.broken_bots:{bot}", "random"], "players": 2, "games": 2, "move_limit": 0.5}
+    results = Tournament(**settings, out=tmp_path / "ray").run(progress=False, backend="ray")
+    assert results.games == 2 and results.agent(settings["agents"][0]).forfeited == 2
+    Tournament(**settings, out=tmp_path / "local").run(workers=1, progress=False)
+    assert records(tmp_path / "ray") == records(tmp_path / "local")
