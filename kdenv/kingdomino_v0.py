@@ -90,7 +90,8 @@ Option ``reward=``:
 
 Keyword arguments: ``kingdom_size`` (5 or 7), ``mighty_duel`` (7x7, 2 players, all 48 dominoes),
 ``middle_kingdom`` (+10 when the castle is centred), ``harmony`` (+5 for a complete 5x5 with no discard),
-``voluntary_discard`` (house rule), or ``rules=`` a :class:`kdenv.rules.Rules`. ``gains=True`` adds to the
+``voluntary_discard`` (house rule), or ``rules=`` a :class:`kdenv.rules.Rules`; each flag is True or False (a string
+is refused, not taken as true). ``gains=True`` adds to the
 observation the property score each legal placement and each next-line domino would add (see
 :mod:`kdenv.encoding`).
 
@@ -127,6 +128,7 @@ from pettingzoo.utils import OrderEnforcingWrapper
 
 from kdenv.actions import shown
 from kdenv.batched.single import SingleGame, step_one
+from kdenv.checks import finite, seed_value
 from kdenv.encoding import SCORE_SCALE, ObservationEncoder
 from kdenv.errors import IllegalMoveError, IllegalMoveWarning, KingdominoError
 from kdenv.flat import flat_space
@@ -238,7 +240,7 @@ class raw_env(AECEnv, EzPickle):
         self.rules = self.table.rules
         self.num_players = num_players = self.table.num_players
         self.reward = self.table.reward
-        self.illegal_reward = illegal_reward
+        self.illegal_reward = None if illegal_reward is None else finite("illegal_reward", illegal_reward)
         self.render_mode = render_mode
         self.encoder = ObservationEncoder(num_players, self.rules.kingdom_size, self.table.gains)  # the reference
         self.core = SingleGame(num_players, self.rules, self.table.gains, self.reward)
@@ -276,8 +278,9 @@ class raw_env(AECEnv, EzPickle):
         return self._action_space
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        """Deal a new game: ``seed`` deals it (``Game(n, rules, seed)``), None draws one from the last seed;
-        ``options={"deck": [...], "king_order": [...]}`` deals that game instead (as in a game record)."""
+        """Deal a new game: ``seed`` (an integer 0 or more) deals it (``Game(n, rules, seed)``), None draws one from
+        the last seed; ``options={"deck": [...], "king_order": [...]}`` deals that game instead (as a record does)."""
+        seed = seed_value(seed)
         if seed is not None:
             self._seeds.seed(seed)
             game_seed = seed

@@ -31,6 +31,7 @@ import numpy as np
 from gymnasium import spaces
 
 from kdenv.actions import shown
+from kdenv.checks import integer, seed_value
 from kdenv.errors import IllegalMoveError, KingdominoError
 from kdenv.game import Game
 from kdenv.kingdomino_v0 import action_index, raw_env
@@ -97,8 +98,8 @@ class SingleAgentEnv(gymnasium.Env):
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise KingdominoError(f"unknown render_mode {render_mode!r}; choose from ansi, rgb_array")
         num_players = player_count(num_players)
-        if seat is not None and not 0 <= seat < num_players:
-            raise KingdominoError(f"seat {seat} does not exist at a {num_players}-player table (0..{num_players - 1})")
+        if seat is not None:
+            seat = integer("seat", seat, 0, num_players - 1)
         self.aec = raw_env(
             num_players,
             reward=reward,
@@ -154,7 +155,7 @@ class SingleAgentEnv(gymnasium.Env):
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[Any, dict]:
         """Deal a new game, choose the learner's seat (random unless fixed), let opponents play first moves."""
-        super().reset(seed=seed)
+        super().reset(seed=seed_value(seed))  # numpy's integers too, which Gymnasium refuses
         n = self.num_players
         self.learner = self.seat if self.seat is not None else int(self.np_random.integers(n))
         self.aec.reset(seed=int(self.np_random.integers(2**62)))
