@@ -63,8 +63,9 @@ owns two kings and may act twice in a row.
 
 Illegal moves: ``raw_env.step`` raises :class:`kdenv.errors.IllegalMoveError` naming the move and the reason
 (outside the space, masked out, or against the rules), leaving the game unchanged; once the game is over,
-``step(None)`` takes each done agent out (PettingZoo's convention) and any other action raises it too. ``env()``
-follows the classic games' convention, that of ``TerminateIllegalWrapper(illegal_reward=-1)``: an illegal move ends
+``step(None)`` takes each done agent out (PettingZoo's convention; ``last()`` then answers for the last of them) and
+any other action raises it too. ``env()`` follows the classic games' convention, that of
+``TerminateIllegalWrapper(illegal_reward=-1)``: an illegal move ends
 the game with -1 for the offender and 0 for the others (the reason is in ``infos[agent]["illegal_move"]``, and an
 :class:`~kdenv.errors.IllegalMoveWarning` names the action and the seat); an action outside the space (a float, a
 bool, an array of another shape, an index out of range) raises in both, as AssertOutOfBoundsWrapper asserts. An
@@ -319,7 +320,12 @@ class raw_env(AECEnv, EzPickle):
         return self.core.game
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """The agent to act's observation, reward since it last acted, termination, truncation and info. Once every
+        agent has stepped out of a finished game, the last of them: its final observation, no reward (its last one
+        was paid before it stepped out), terminated, no info (PettingZoo's classic games raise a KeyError)."""
         agent = self.agent_selection
+        if agent not in self.terminations:
+            return self.observe(agent) if observe else None, 0.0, True, False, {}
         return (
             self.observe(agent) if observe else None,
             self._cumulative_rewards[agent],
