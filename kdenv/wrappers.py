@@ -212,7 +212,11 @@ class SingleAgentEnv(gymnasium.Env):
         return self.aec.observation_of(self.learner), info
 
     def action_masks(self) -> np.ndarray:
-        """The learner's legal actions as a bool array (all False once the game is over)."""
+        """The learner's legal actions as a bool array. Once the game is over, every action: the next step must be a
+        reset, which Gymnasium's vector envs (``NEXT_STEP`` autoreset) make in its place, ignoring the action, so a
+        client that samples from the mask (CleanRL's loop) still finds one; the reset's mask is the new game's."""
+        if self.aec.core.over:
+            return np.ones(self.aec.num_actions, bool)
         return self.aec.action_mask().astype(bool)
 
     def render(self) -> Any:  # an ANSI string or an RGB array; Any, as Gymnasium 1.2 and 1.4 type it apart
