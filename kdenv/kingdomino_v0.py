@@ -11,7 +11,7 @@ from then on (reading it costs an engine step a decision; changing it changes no
 
 | Creation           | `from kdenv import kingdomino_v0; kingdomino_v0.env(num_players=4)`                |
 |--------------------|------------------------------------------------------------------------------------|
-| Registered         | `pettingzoo.make("aec", "kdenv/kingdomino-v0", ...)` after `import kdenv`          |
+| Registered         | `pettingzoo.make("aec", "kdenv/kingdomino-v0", ...)` after `import kdenv` (1.27+)  |
 | Actions            | Discrete                                                                           |
 | Parallel API       | No                                                                                 |
 | Agents             | `agents = ['player_0', ..., 'player_{n-1}']`, n = 2, 3 or 4                        |
