@@ -13,6 +13,7 @@ from collections.abc import Collection, Sequence
 from typing import NamedTuple
 
 from kdenv.actions import decode, discard_action, shown
+from kdenv.checks import seed_value
 from kdenv.errors import IllegalMoveError, KingdominoError
 from kdenv.kingdom import Kingdom, Property, placement_actions
 from kdenv.rules import HARMONY_BONUS, MIDDLE_KINGDOM_BONUS, Rules
@@ -54,6 +55,7 @@ class Game:
 
     def __init__(self, num_players: int = 4, rules: Rules | None = None, seed: int | None = None) -> None:
         rules = rules or Rules()
+        seed = seed_value(seed)  # a plain int, as records name the deal by it
         dominoes, king_order = shuffled_deal(num_players, rules, seed)
         in_play = rules.setup(num_players)[1]
         self._start(num_players, rules, dominoes[:in_play], king_order, dominoes[in_play:], seed)
@@ -326,8 +328,9 @@ def _as_action(action) -> int:
 
 def shuffled_deal(num_players: int, rules: Rules, seed: int | None) -> tuple[list[int], list[int]]:
     """The deal of ``Game(num_players, rules, seed)``: all 48 dominoes shuffled (those in play first, in draw
-    order) and the owner of each king in drawing order; the one place a seed becomes a deal."""
-    rng = random.Random(seed)
+    order) and the owner of each king in drawing order; the one place a seed becomes a deal, and so where a negative
+    one (which ``random.Random`` takes as the positive) is refused."""
+    rng = random.Random(seed_value(seed))
     dominoes = list(range(1, NUM_DOMINOES + 1))
     rng.shuffle(dominoes)
     king_order = [p for p in range(num_players) for _ in range(rules.setup(num_players)[0])]
@@ -337,4 +340,5 @@ def shuffled_deal(num_players: int, rules: Rules, seed: int | None) -> tuple[lis
 
 def random_game(num_players: int = 4, rules: Rules | None = None, seed: int | None = None) -> Game:
     """Play a whole game with uniformly random legal moves (seeded) and return it."""
-    return Game(num_players, rules, seed).playout(random.Random(seed))
+    game = Game(num_players, rules, seed)
+    return game.playout(random.Random(game.seed))

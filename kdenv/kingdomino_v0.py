@@ -11,7 +11,7 @@ from then on (reading it costs an engine step a decision; changing it changes no
 
 | Creation           | `from kdenv import kingdomino_v0; kingdomino_v0.env(num_players=4)`                |
 |--------------------|------------------------------------------------------------------------------------|
-| Registered         | `pettingzoo.make("aec", "kdenv/kingdomino-v0", ...)` after `import kdenv`          |
+| Registered         | `pettingzoo.make("aec", "kdenv/kingdomino-v0", ...)` after `import kdenv` (1.27+)  |
 | Actions            | Discrete                                                                           |
 | Parallel API       | No                                                                                 |
 | Agents             | `agents = ['player_0', ..., 'player_{n-1}']`, n = 2, 3 or 4                        |
@@ -63,8 +63,9 @@ owns two kings and may act twice in a row.
 
 Illegal moves: ``raw_env.step`` raises :class:`kdenv.errors.IllegalMoveError` naming the move and the reason
 (outside the space, masked out, or against the rules), leaving the game unchanged; once the game is over,
-``step(None)`` takes each done agent out (PettingZoo's convention) and any other action raises it too. ``env()``
-follows the classic games' convention, that of ``TerminateIllegalWrapper(illegal_reward=-1)``: an illegal move ends
+``step(None)`` takes each done agent out (PettingZoo's convention; ``last()`` then answers for the last of them) and
+any other action raises it too. ``env()`` follows the classic games' convention, that of
+``TerminateIllegalWrapper(illegal_reward=-1)``: an illegal move ends
 the game with -1 for the offender and 0 for the others (the reason is in ``infos[agent]["illegal_move"]``, and an
 :class:`~kdenv.errors.IllegalMoveWarning` names the action and the seat); an action outside the space (a float, a
 bool, an array of another shape, an index out of range) raises in both, as AssertOutOfBoundsWrapper asserts. An
@@ -90,7 +91,8 @@ Option ``reward=``:
 
 Keyword arguments: ``kingdom_size`` (5 or 7), ``mighty_duel`` (7x7, 2 players, all 48 dominoes),
 ``middle_kingdom`` (+10 when the castle is centred), ``harmony`` (+5 for a complete 5x5 with no discard),
-``voluntary_discard`` (house rule), or ``rules=`` a :class:`kdenv.rules.Rules`. ``gains=True`` adds to the
+``voluntary_discard`` (house rule), or ``rules=`` a :class:`kdenv.rules.Rules`; each flag is True or False (a string
+is refused, not taken as true). ``gains=True`` adds to the
 observation the property score each legal placement and each next-line domino would add (see
 :mod:`kdenv.encoding`).
 
@@ -127,6 +129,7 @@ from pettingzoo.utils import OrderEnforcingWrapper
 
 from kdenv.actions import shown
 from kdenv.batched.single import SingleGame, step_one
+from kdenv.checks import finite, seed_value
 from kdenv.encoding import SCORE_SCALE, ObservationEncoder
 from kdenv.errors import IllegalMoveError, IllegalMoveWarning, KingdominoError
 from kdenv.flat import flat_space
@@ -238,7 +241,7 @@ class raw_env(AECEnv, EzPickle):
         self.rules = self.table.rules
         self.num_players = num_players = self.table.num_players
         self.reward = self.table.reward
-        self.illegal_reward = illegal_reward
+        self.illegal_reward = None if illegal_reward is None else finite("illegal_reward", illegal_reward)
         self.render_mode = render_mode
         self.encoder = ObservationEncoder(num_players, self.rules.kingdom_size, self.table.gains)  # the reference
         self.core = SingleGame(num_players, self.rules, self.table.gains, self.reward)
@@ -276,8 +279,9 @@ class raw_env(AECEnv, EzPickle):
         return self._action_space
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        """Deal a new game: ``seed`` deals it (``Game(n, rules, seed)``), None draws one from the last seed;
-        ``options={"deck": [...], "king_order": [...]}`` deals that game instead (as in a game record)."""
+        """Deal a new game: ``seed`` (an integer 0 or more) deals it (``Game(n, rules, seed)``), None draws one from
+        the last seed; ``options={"deck": [...], "king_order": [...]}`` deals that game instead (as a record does)."""
+        seed = seed_value(seed)
         if seed is not None:
             self._seeds.seed(seed)
             game_seed = seed
@@ -316,7 +320,12 @@ class raw_env(AECEnv, EzPickle):
         return self.core.game
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """The agent to act's observation, reward since it last acted, termination, truncation and info. Once every
+        agent has stepped out of a finished game, the last of them: its final observation, no reward (its last one
+        was paid before it stepped out), terminated, no info (PettingZoo's classic games raise a KeyError)."""
         agent = self.agent_selection
+        if agent not in self.terminations:
+            return self.observe(agent) if observe else None, 0.0, True, False, {}
         return (
             self.observe(agent) if observe else None,
             self._cumulative_rewards[agent],

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import numbers
 from dataclasses import asdict, dataclass, fields
 
+from kdenv.checks import flag, is_int
 from kdenv.errors import KingdominoError
 from kdenv.frame import frame
 
@@ -22,8 +22,14 @@ class Rules:
     voluntary_discard: bool = False  # house rule: a placeable domino may be discarded anyway
 
     def __post_init__(self) -> None:
-        if self.kingdom_size not in (5, 7):
-            raise KingdominoError(f"kingdom_size must be 5 or 7 (Mighty Duel), not {self.kingdom_size!r}")
+        """Each field checked and kept as a plain int or bool (numpy's pass): ``harmony="no"`` would be Harmony on,
+        and a record of it one that no reader takes."""
+        size = self.kingdom_size
+        if not is_int(size) or size not in (5, 7):
+            raise KingdominoError(f"kingdom_size must be 5 or 7 (Mighty Duel), not {size!r}")
+        object.__setattr__(self, "kingdom_size", int(size))  # frozen: set once, here
+        for name in ("middle_kingdom", "harmony", "voluntary_discard"):
+            object.__setattr__(self, name, flag(name, getattr(self, name)))
 
     @property
     def mighty_duel(self) -> bool:
@@ -92,7 +98,7 @@ class Rules:
 def player_count(num_players: object) -> int:
     """``num_players`` as an int, or a KingdominoError for anything but an integer (``"4"``, ``4.0``, True),
     which would otherwise fail later in Python's or Gymnasium's words."""
-    if isinstance(num_players, bool) or not isinstance(num_players, numbers.Integral):
+    if not is_int(num_players):
         raise KingdominoError(f"num_players must be an integer 2, 3 or 4, not {num_players!r}")
     return int(num_players)
 

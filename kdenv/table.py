@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, TypedDict, get_args
 
+from kdenv.checks import flag
 from kdenv.errors import KingdominoError
 from kdenv.flat import OBSERVATIONS, Observation
 from kdenv.rules import Rules, player_count
@@ -77,7 +78,7 @@ class Table:
         )  # fmt: skip
         num_players = player_count(num_players)
         made.setup(num_players)  # a clear error for an impossible table
-        return cls(num_players, made, reward, gains, observation)
+        return cls(num_players, made, reward, flag("gains", gains), observation)
 
     @property
     def flat(self) -> bool:
@@ -104,11 +105,22 @@ def check_keywords(name: str, env: Callable[..., Any], options: Mapping[str, Any
 
 
 def make_rules(rules: Rules | None = None, mighty_duel: bool = False, **flags: Any) -> Rules:
-    """The Rules of an env: ``rules`` as given, or built from keyword flags (not both)."""
-    if rules is not None:
-        if mighty_duel or any(flags.values()):
-            raise KingdominoError("give either rules= or rule keywords, not both")
-        return rules
-    if mighty_duel:
+    """The Rules of an env: ``rules`` as given, or built from keyword flags (not both; :class:`Rules` checks them)."""
+    if rules is not None and not isinstance(rules, Rules):
+        raise KingdominoError(
+            f"rules must be a kdenv.rules.Rules or None, not {rules!r}: e.g. Rules(harmony=True), or "
+            "Rules.from_names('middle_kingdom,harmony')"
+        )
+    mighty = flag("mighty_duel", mighty_duel)
+    if mighty:
+        if flags.get("kingdom_size") not in (None, 7):
+            raise KingdominoError(f"mighty_duel is kingdom_size 7, not {flags['kingdom_size']!r}: give one of them")
         flags["kingdom_size"] = 7
-    return Rules(**{k: v for k, v in flags.items() if v is not None})
+    if flags.get("kingdom_size") is None:  # None: the default size
+        flags.pop("kingdom_size", None)
+    made = Rules(**flags)  # each flag checked, with rules= too
+    if rules is None:
+        return made
+    if mighty or any(flags.values()):
+        raise KingdominoError("give either rules= or rule keywords, not both")
+    return rules

@@ -49,6 +49,7 @@ from kdenv.batched.machine import MADE, Games, games, placings, players, standin
 from kdenv.batched.observe import Seen, redraw_rows, seen
 from kdenv.batched.step import Buffers, Step
 from kdenv.batched.tables import Tables, tables
+from kdenv.checks import flag, integer, seed_value
 from kdenv.encoding import observation_space
 from kdenv.errors import IllegalMoveError, KingdominoError
 from kdenv.flat import flat_space, flatten
@@ -78,8 +79,8 @@ class VectorEnv(gymnasium.vector.VectorEnv):
     ) -> None:
         check_keywords("VectorEnv", VectorEnv, table)
         self.table = Table.of(num_players, **table)
-        if not isinstance(num_envs, int) or num_envs < 1:
-            raise KingdominoError(f"num_envs must be a positive integer, not {num_envs!r}")
+        num_envs = integer("num_envs", num_envs, 1)
+        observations, copy = flag("observations", observations), flag("copy", copy)
         self.rules, num_players, gains = self.table.rules, self.table.num_players, self.table.gains
         kings_each = self.rules.setup(num_players)[0]
         self.num_envs, self.num_players, self.reward = num_envs, num_players, self.table.reward
@@ -107,7 +108,7 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         self._final = np.zeros((num_envs, num_players, 3), np.int64)
         self._king_order = np.repeat(np.arange(num_players, dtype=np.int64), kings_each)  # shuffled at each deal
         self.agent_names: list[list[str] | None] = [None] * num_envs  # who plays each seat, for records
-        self._finished: deque = deque(maxlen=max_records)
+        self._finished: deque = deque(maxlen=integer("max_records", max_records, 0))
         self._rng = np.random.default_rng()
         self.observations = observations
         mask_space = spaces.Box(0, 1, (t.num_actions,), np.int8)
@@ -123,7 +124,8 @@ class VectorEnv(gymnasium.vector.VectorEnv):
 
     # ----- the Gymnasium vector API ----------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
-        """Deal every game afresh; ``seed`` makes the deals (and every later one) reproducible."""
+        """Deal every game afresh; ``seed`` (an integer 0 or more) makes the deals (and every later one) repeatable."""
+        seed = seed_value(seed)
         if seed is not None:
             self._rng = np.random.default_rng(seed)
         self._deal(self._rows)

@@ -31,6 +31,7 @@ import numpy as np
 from gymnasium import spaces
 
 from kdenv.actions import shown
+from kdenv.checks import integer, seed_value
 from kdenv.errors import IllegalMoveError, KingdominoError
 from kdenv.game import Game
 from kdenv.kingdomino_v0 import action_index, raw_env
@@ -97,8 +98,8 @@ class SingleAgentEnv(gymnasium.Env):
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise KingdominoError(f"unknown render_mode {render_mode!r}; choose from ansi, rgb_array")
         num_players = player_count(num_players)
-        if seat is not None and not 0 <= seat < num_players:
-            raise KingdominoError(f"seat {seat} does not exist at a {num_players}-player table (0..{num_players - 1})")
+        if seat is not None:
+            seat = integer("seat", seat, 0, num_players - 1)
         self.aec = raw_env(
             num_players,
             reward=reward,
@@ -154,7 +155,7 @@ class SingleAgentEnv(gymnasium.Env):
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[Any, dict]:
         """Deal a new game, choose the learner's seat (random unless fixed), let opponents play first moves."""
-        super().reset(seed=seed)
+        super().reset(seed=seed_value(seed))  # numpy's integers too, which Gymnasium refuses
         n = self.num_players
         self.learner = self.seat if self.seat is not None else int(self.np_random.integers(n))
         self.aec.reset(seed=int(self.np_random.integers(2**62)))
@@ -211,7 +212,11 @@ class SingleAgentEnv(gymnasium.Env):
         return self.aec.observation_of(self.learner), info
 
     def action_masks(self) -> np.ndarray:
-        """The learner's legal actions as a bool array (all False once the game is over)."""
+        """The learner's legal actions as a bool array. Once the game is over, every action: the next step must be a
+        reset, which Gymnasium's vector envs (``NEXT_STEP`` autoreset) make in its place, ignoring the action, so a
+        client that samples from the mask (CleanRL's loop) still finds one; the reset's mask is the new game's."""
+        if self.aec.core.over:
+            return np.ones(self.aec.num_actions, bool)
         return self.aec.action_mask().astype(bool)
 
     def render(self) -> Any:  # an ANSI string or an RGB array; Any, as Gymnasium 1.2 and 1.4 type it apart

@@ -166,6 +166,23 @@ def test_misuse_of_the_api_is_a_kingdomino_error_naming_the_problem() -> None:
             raw_env(num_players=players)
 
 
+@pytest.mark.parametrize("make", [env, raw_env])
+def test_last_after_every_agent_has_stepped_out_answers_for_the_last_of_them(make) -> None:
+    """The loop over; ``last()`` (a KeyError in PettingZoo's classic games) gives the last agent's final observation,
+    no reward (its last was paid before it stepped out), terminated, not truncated, no info; nothing changes."""
+    aec = make(num_players=3)
+    aec.reset(seed=3)
+    play_out(aec, random.Random(3))
+    agent, scores = aec.agent_selection, aec.unwrapped.game.scores()
+    observation, reward, termination, truncation, info = aec.last()
+    seat = aec.possible_agents.index(agent)
+    assert np.array_equal(observation["observation"]["board"], aec.unwrapped.observation_of(seat)["board"])
+    assert not observation["action_mask"].any()
+    assert (reward, termination, truncation, info) == (0.0, True, False, {})
+    assert aec.last(observe=False) == (None, 0.0, True, False, {})
+    assert (aec.agents, aec.agent_selection, aec.unwrapped.game.scores()) == ([], agent, scores)
+
+
 def test_env_ends_the_game_on_an_illegal_move_like_the_classic_games() -> None:
     aec = env(num_players=3)
     aec.reset(seed=2)

@@ -4,6 +4,7 @@ import hashlib
 from collections import Counter, defaultdict
 from itertools import combinations
 
+import numpy as np
 import pytest
 
 from kdenv.errors import KingdominoError
@@ -111,3 +112,16 @@ def test_impossible_tables_are_one_line_errors(num_agents, players, rules, messa
 def test_no_games_is_an_error():
     with pytest.raises(ScheduleError, match="at least 1"):
         schedule(4, 4, games=0)
+
+
+@pytest.mark.parametrize("seed", [-1, 1.5, "0", True], ids=repr)
+def test_a_negative_or_non_integer_seed_is_one_line(seed):
+    """A negative seed made negative deal seeds, which dealt the positive ones' games (``random.Random(-s)``)."""
+    with pytest.raises(KingdominoError) as info:
+        Schedule(("a", "b"), 2, Rules(), seed, 2)
+    assert str(info.value) == f"seed must be an integer 0 or more, not {seed!r}"
+
+
+def test_a_numpy_seed_schedules_what_the_int_schedules():
+    numpy_seeded = Schedule(tuple(f"agent{i}" for i in range(3)), 3, Rules(), np.int64(3), 1)
+    assert type(numpy_seeded.seed) is int and numpy_seeded.games() == schedule(3, 3).games()

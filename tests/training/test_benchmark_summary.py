@@ -67,3 +67,12 @@ def test_a_misplaced_or_foreign_evaluation_is_a_one_line_error(folder, tmp_path,
     assert "is not at ALGORITHM/TASK/seed-S/step-N/evaluation.json" in err and err.count("\n") == 1
     assert main(["benchmark", "--summarize", str(tmp_path / "none")]) == 2
     assert "is not a folder of evaluations" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("seed", ["-1", str(2**32)])
+def test_a_bootstrap_seed_that_numpy_refuses_is_one_line_and_writes_nothing(folder, tmp_path, capsys, seed):
+    copied = tmp_path / "copied"
+    shutil.copytree(folder / "gprd", copied / "gprd")
+    assert main(["benchmark", "--summarize", str(copied), "--seed", seed]) == 2
+    assert capsys.readouterr().err == f"kdenv benchmark: error: seed must be an integer 0..4294967295, not {seed}\n"
+    assert not (copied / "summary.json").exists()

@@ -27,6 +27,7 @@ import itertools
 from dataclasses import dataclass
 from functools import cached_property
 
+from kdenv.checks import integer
 from kdenv.errors import KingdominoError
 from kdenv.game import Game
 from kdenv.rules import Rules
@@ -67,6 +68,8 @@ class Schedule:
     requested: int  # games asked for; ``total`` rounds it up to whole rounds
 
     def __post_init__(self) -> None:
+        # a negative seed would deal a positive one's games (its deal seeds are negative, which Game refuses)
+        object.__setattr__(self, "seed", integer("seed", self.seed, 0))  # frozen: set once, here
         self.rules.setup(self.players)  # raises for an impossible table (5 players, Mighty Duel with 3)
         if len(self.agents) < self.players:
             raise ScheduleError(

@@ -26,6 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
+from kdenv.checks import integer
 from kdenv.errors import KingdominoError
 from training.arena.evaluation import FILE, read
 
@@ -68,8 +69,10 @@ def collect(folder: Path) -> list[Point]:
 
 
 def summarize(points: list[Point], seed: int = 0) -> dict:
-    """The statistics of the module docstring, as JSON-ready data."""
+    """The statistics of the module docstring, as JSON-ready data; ``seed`` seeds the bootstrap."""
     from rliable import library, metrics
+
+    seed = integer("seed", seed, 0, 2**32 - 1)  # what the bootstrap's RandomState takes
 
     algorithms = sorted({p.algorithm for p in points})
     tasks = sorted({p.task for p in points})

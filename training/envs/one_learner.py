@@ -37,6 +37,7 @@ from gymnasium.vector import AutoresetMode
 
 from agents.batched_policies import FIRST_BATCHED, Policy, advance, workspace
 from kdenv.batched.rng import draw_states
+from kdenv.checks import flag, integer, seed_value
 from kdenv.encoding import observation_space
 from kdenv.errors import KingdominoError
 from kdenv.flat import Observation, flat_space, flatten
@@ -75,10 +76,11 @@ class OneLearnerVectorEnv(gymnasium.vector.VectorEnv):
         # close(), which Gymnasium's __del__ calls, reads it, also when the checks below refuse the env)
         self._reads: list[Observation] = []  # the observation each batched opponent reads, in the same order
         check_keywords("OneLearnerVectorEnv", OneLearnerVectorEnv, table)
-        if seat is not None and not 0 <= seat < num_players:
-            raise KingdominoError(f"seat {seat} does not exist at a {num_players}-player table (0..{num_players - 1})")
-        self.env = VectorEnv(num_envs, num_players, copy=False, **table)
-        self.num_envs, self.num_players, self.seat, self.copy = num_envs, num_players, seat, copy
+        self.env = VectorEnv(num_envs, num_players, copy=False, **table)  # checks num_envs and the table
+        num_envs, num_players = self.env.num_envs, self.env.num_players
+        if seat is not None:
+            seat = integer("seat", seat, 0, num_players - 1)
+        self.num_envs, self.num_players, self.seat, self.copy = num_envs, num_players, seat, flag("copy", copy)
         self.rules, self.tables, self.flat = self.env.rules, self.env.tables, self.env.table.flat
         t = self.tables
         self._names: list[str] = list(COMPILED)  # the name of each code, for records
@@ -142,6 +144,7 @@ class OneLearnerVectorEnv(gymnasium.vector.VectorEnv):
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[Any, dict]:
         """Deal every game afresh and play the opponents up to the learner's first decision. ``seed`` also
         seeds the compiled opponents' generators (this env's own)."""
+        seed = seed_value(seed)
         if seed is not None:
             self._rng = np.random.default_rng(seed)
             self._draws = draw_states(self._rng, self.num_envs)

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 from stable_baselines3.common.vec_env import VecEnv
 
+from kdenv.checks import seed_value
 from training.envs.one_learner import OneLearnerVectorEnv
 
 
@@ -42,8 +43,8 @@ class SB3VecEnv(VecEnv):
         return obs
 
     def seed(self, seed: int | None = None) -> Sequence[int | None]:
-        """Seed the next reset (every game's deal and the compiled opponents)."""
-        self._seed = seed
+        """Seed the next reset (every game's deal and the compiled opponents); a bad seed is refused now."""
+        self._seed = seed = seed_value(seed)
         return [seed] * self.num_envs
 
     def step_async(self, actions: np.ndarray) -> None:
