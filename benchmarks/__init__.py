@@ -18,6 +18,7 @@ BENCHMARKS: dict[str, tuple[str, str]] = {
     "ray": ("ray_tournament", "tournament games/s on Ray against the local backend"),
     "soak": ("soak", "not a speed: random decisions in every set-up through both envs, every game checked"),
     "selfplay": ("selfplay", "expert iteration: searched self-play decisions/s, learner samples/s, backends"),
+    "anchors": ("anchors", "not a speed: random's and fg's margins on each protocol, the normalized score's 0 and 1"),
 }
 
 

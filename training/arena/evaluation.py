@@ -68,6 +68,9 @@ class Evaluation:
             "win_rate_ci": [a.win_low, a.win_high],
             "margin": a.margin,
             "margin_ci": [a.margin - a.margin_ci, a.margin + a.margin_ci],
+            "normalized": p.anchors.normalize(a.margin),
+            "normalized_ci": [p.anchors.normalize(a.margin - a.margin_ci), p.anchors.normalize(a.margin + a.margin_ci)],
+            "anchors": {"random": p.anchors.random, "fg": p.anchors.fg},
             "score": a.score,
             "score_ci": [a.score - a.score_ci, a.score + a.score_ci],
             "placing": a.placing,
@@ -80,9 +83,11 @@ class Evaluation:
         """The one line to cite."""
         d = self.to_dict()
         low, high = d["win_rate_ci"]
+        n_low, n_high = d["normalized_ci"]
         half = (d["margin_ci"][1] - d["margin_ci"][0]) / 2
         return (
             f"{self.spec} on {self.protocol.title} (seed {self.seed}, {self.games} games, {self.deals} deals): "
+            f"normalized score {d['normalized']:.2f} [95% CI {n_low:.2f}, {n_high:.2f}] (random 0, fg 1), "
             f"win rate {d['win_rate']:.1%} [95% CI {low:.1%}, {high:.1%}] (chance {d['chance']:.0%}), "
             f"margin {d['margin']:+.2f} ± {half:.2f}, {d['forfeits']['games']} forfeits; kdenv {d['kdenv_version']}"
         )
