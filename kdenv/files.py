@@ -35,7 +35,11 @@ class JsonFileError(KingdominoError):
 
 
 class FolderLockedError(KingdominoError):
-    """A folder that another process holds a :class:`FolderLock` on."""
+    """A folder that another process (``holder``, its PID as the lock file says) holds a :class:`FolderLock` on."""
+
+    def __init__(self, message: str, holder: str) -> None:
+        super().__init__(message)
+        self.holder = holder
 
 
 class FolderError(KingdominoError):
@@ -89,9 +93,11 @@ class FolderLock:
             handle.seek(0)
             holder = handle.read().strip()
             handle.close()
+            holder = holder or "(starting)"
             raise FolderLockedError(
-                f"{what} {str(folder)!r} is in use by process {holder or '(starting)'}; wait for it to end or stop "
-                "it, or use another folder"
+                f"{what} {str(folder)!r} is in use by process {holder}; wait for it to end or stop it, or use "
+                "another folder",
+                holder,
             ) from None
         self._handle: Any = handle
         self.name_holder(os.getpid())
