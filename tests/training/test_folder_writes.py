@@ -10,10 +10,10 @@ import os
 import pytest
 
 from kdenv.files import FolderError, FolderLock, append_jsonl, read_jsonl, write_atomically
+from tests.helpers.disks import PROC, failing_writes
 from training.cli import main
 
 PRECIOUS = "someone's file, outside the folder"  # no newline at its end: a cut tail, were it read as games.jsonl
-PROC = pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="finds the file written through /proc")
 
 
 @pytest.fixture
@@ -89,19 +89,6 @@ def test_out_on_a_file_is_one_line_and_the_file_is_kept(command, tmp_path, capsy
     err = capsys.readouterr().err
     assert err == f"kdenv {command}: error: --out {out} is a file, not a folder; give a folder\n"
     assert out.read_text() == PRECIOUS
-
-
-def failing_writes(monkeypatch, name: str, error: int = errno.ENOSPC) -> None:
-    """``os.write`` raises ``error`` (a full disk) for the temporary file of ``name``, as a disk that fills up
-    while a report is written; every other write goes through."""
-    write = os.write
-
-    def full(fd: int, data) -> int:
-        if os.readlink(f"/proc/self/fd/{fd}").endswith(f"/.{name}.tmp"):
-            raise OSError(error, os.strerror(error))
-        return write(fd, data)
-
-    monkeypatch.setattr(os, "write", full)
 
 
 @PROC
