@@ -120,7 +120,7 @@ def test_an_unwritable_output_directory_is_a_one_line_error(tmp_path, capsys):
     (tmp_path / "file").write_text("")
     assert kdenv("--agents", "random", "random", "--out", str(tmp_path / "file" / "t")) == 2
     err = capsys.readouterr().err
-    assert "cannot be made a folder (Not a directory)" in err and err.count("\n") == 1
+    assert "cannot write the tournament to" in err and err.count("\n") == 1
 
 
 def test_a_tournament_folder_another_process_plays_is_refused_until_it_ends(tmp_path, capsys):

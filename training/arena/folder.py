@@ -12,7 +12,7 @@ import json
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from kdenv.files import FolderLock, JsonFileError, append_jsonl, make_folder, read_jsonl, write_atomically
+from kdenv.files import FolderLock, JsonFileError, append_jsonl, read_jsonl, write_atomically
 from kdenv.replay import append_record
 from training.arena.errors import TournamentError
 from training.arena.schedule import ScheduledGame
@@ -31,8 +31,8 @@ class TournamentFolder:
         self.finished: dict[int, dict] = {}
         self.notes: list[str] = []
         self._lock: FolderLock | None = None
-        make_folder(path)
         try:
+            path.mkdir(parents=True, exist_ok=True)
             self._lock = FolderLock(path, "tournament folder")
         except OSError as err:
             raise TournamentError(f"cannot write the tournament to {path}: {err.strerror or err}") from None
