@@ -52,7 +52,7 @@ def wait_for(path: Path, seconds: float = 60) -> int:
     ("entry", "message"),
     [
         ({"name": "../../x", "command": "true", "player": "random"}, "key 'name': must be a plain file name"),
-        ({"name": "/abs/path", "command": "true", "player": "random"}, "key 'name': must be a plain file name"),
+        ({"name": "{tmp}/abs", "command": "true", "player": "random"}, "key 'name': must be a plain file name"),
         ({"name": "training", "command": "true", "player": "random"}, "an entry is named 'training'"),
         ({"name": "x", "command": "train --out {wrok}", "player": "random"}, "unknown placeholder {wrok}"),
         ({"name": "x", "command": "true"}, "a command's entry gives player: the spec that plays what"),
@@ -62,17 +62,20 @@ def wait_for(path: Path, seconds: float = 60) -> int:
 )
 def test_a_bad_entry_is_one_line_at_load(entry, message, tmp_path, capsys):
     out = tmp_path / "out"
+    entry = {**entry, "name": entry["name"].replace("{tmp}", str(tmp_path))}
     assert main(["benchmark", str(grid(tmp_path, entry)), "--out", str(out), "--no-progress"]) == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1 and err.startswith("kdenv benchmark: error: ")
-    assert not out.exists() and not (tmp_path.parent / "x").exists()
+    assert not out.exists() and not (tmp_path / "x").exists() and not (tmp_path / "abs").exists()
 
 
-def test_a_grid_named_as_a_path_is_one_line(tmp_path, capsys):
+def test_a_grid_named_as_a_path_is_one_line(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)  # its default --out: runs/benchmark/NAME, here
     path = grid(tmp_path, {"name": "x", "command": "true", "player": "random"}, "../../elsewhere")
     assert main(["benchmark", str(path), "--no-progress"]) == 2
     err = capsys.readouterr().err
     assert "config key 'name': must be a plain file name" in err and err.count("\n") == 1
+    assert not (tmp_path / "elsewhere").exists() and not (tmp_path / "runs").exists()
 
 
 def test_a_command_gets_its_placeholders_the_shell_its_variables_and_its_processes_end_with_it(tmp_path):
