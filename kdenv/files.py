@@ -5,10 +5,17 @@ for JSON Lines); :func:`append_jsonl` appends one JSON value as a line and flush
 :func:`read_jsonl` reads the values back, one per line, and can drop a last line that a kill cut short. An
 unreadable file or bad JSON is a one-line :class:`JsonFileError` that names the file and the line.
 :class:`FolderLock` lets one process at a time write a folder (a run directory, a tournament).
+
+No write follows a symbolic link at the end of its path (``O_NOFOLLOW``; temporary files ``O_EXCL`` too): a link
+planted in a folder (``DIR/.lock`` -> a file elsewhere) is a one-line :class:`FolderError`, and the file it points
+to is left alone. A write that fails (a full disk) removes its temporary file and raises an ``OSError`` naming the
+file it was writing.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import fcntl
 import json
 import os
@@ -28,7 +35,42 @@ class JsonFileError(KingdominoError):
 
 
 class FolderLockedError(KingdominoError):
-    """A folder that another process holds a :class:`FolderLock` on."""
+    """A folder that another process (``holder``, its PID as the lock file says) holds a :class:`FolderLock` on."""
+
+    def __init__(self, message: str, holder: str) -> None:
+        super().__init__(message)
+        self.holder = holder
+
+
+class FolderError(KingdominoError):
+    """A folder that cannot be written as asked: it is a file, or a file in it is a symbolic link."""
+
+
+def make_folder(path: str | os.PathLike, what: str = "--out") -> Path:
+    """``path`` as a folder, made with its parents where missing; a one-line :class:`FolderError` where it is a
+    file or cannot be made (``what`` names it: the option that gave it)."""
+    path = Path(path)
+    if path.exists() and not path.is_dir():
+        raise FolderError(f"{what} {path} is a file, not a folder; give a folder")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise FolderError(f"{what} {path} cannot be made a folder ({err.strerror}); give a writable folder") from None
+    return path
+
+
+def open_unlinked(path: str | os.PathLike, flags: int) -> int:
+    """A descriptor of ``path`` opened with ``flags`` (and ``0o666`` less the umask where it is created), never
+    through a symbolic link: a link there is a one-line :class:`FolderError` naming it."""
+    try:
+        return os.open(path, flags | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
+    except OSError as err:
+        if err.errno != errno.ELOOP:
+            raise
+        raise FolderError(
+            f"{path} is a symbolic link; kdenv writes no file through a link (it could overwrite a file elsewhere): "
+            "remove the link, or use another folder"
+        ) from None
 
 
 LOCK_FILE = ".lock"  # in a locked folder: the lock, and the PID of the process that holds it
@@ -44,22 +86,33 @@ class FolderLock:
         self.path = Path(folder) / LOCK_FILE
         # held open as the lock (closed by release, or by the garbage collector); not truncated: the holder's
         # PID stays readable until the lock is taken
-        handle = open(self.path, "a+")  # noqa: SIM115
+        handle = os.fdopen(open_unlinked(self.path, os.O_RDWR | os.O_CREAT), "r+")
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             handle.seek(0)
             holder = handle.read().strip()
             handle.close()
+            holder = holder or "(starting)"
             raise FolderLockedError(
-                f"{what} {str(folder)!r} is in use by process {holder or '(starting)'}; wait for it to end or stop "
-                "it, or use another folder"
+                f"{what} {str(folder)!r} is in use by process {holder}; wait for it to end or stop it, or use "
+                "another folder",
+                holder,
             ) from None
-        handle.seek(0)
-        handle.truncate()
-        handle.write(f"{os.getpid()}\n")
-        handle.flush()
         self._handle: Any = handle
+        self.name_holder(os.getpid())
+
+    def fileno(self) -> int:
+        """The lock's descriptor: a child process given it (``subprocess.Popen(pass_fds=...)``) holds the lock
+        too, until the last process holding it ends."""
+        return int(self._handle.fileno())
+
+    def name_holder(self, pid: int) -> None:
+        """Write ``pid`` as the process that holds the lock (one that another process is refused with)."""
+        self._handle.seek(0)
+        self._handle.truncate()
+        self._handle.write(f"{pid}\n")
+        self._handle.flush()
 
     def release(self) -> None:
         """Free the lock (the lock file stays, for the next holder)."""
@@ -75,14 +128,37 @@ class FolderLock:
 
 
 def write_atomically(path: str | os.PathLike, data: bytes | str) -> None:
-    """Write ``data`` to a temporary file next to ``path``, flush it to disk, then move it into place."""
+    """Write ``data`` to a temporary file next to ``path``, flush it to disk, then move it into place (a link at
+    ``path`` is replaced, not followed). A stale temporary file (a kill's) is removed first; a failed write removes
+    its own and raises the ``OSError`` naming ``path``."""
     path = Path(path)
     tmp = path.with_name(f".{path.name}.tmp")
-    with open(tmp, "wb") as handle:
-        handle.write(data.encode() if isinstance(data, str) else data)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(tmp, path)
+    with _naming(path):
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)  # the link itself, where it is one
+        fd = open_unlinked(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL)
+        try:
+            try:
+                view = memoryview(data.encode() if isinstance(data, str) else data)
+                while view:
+                    view = view[os.write(fd, view) :]
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            os.replace(tmp, path)
+        except OSError:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+
+
+@contextlib.contextmanager
+def _naming(path: Path | str | os.PathLike) -> Iterator[None]:
+    """An ``OSError`` of the block raised again naming ``path`` (a failed ``write`` names no file)."""
+    try:
+        yield
+    except OSError as err:
+        raise OSError(err.errno, err.strerror, str(path)) from None
 
 
 def _line(value: Any) -> str:
@@ -90,8 +166,8 @@ def _line(value: Any) -> str:
 
 
 def append_jsonl(path: str | os.PathLike, value: Any) -> None:
-    """Append ``value`` as one compact line of JSON and flush it to disk."""
-    with open(path, "a") as stream:
+    """Append ``value`` as one compact line of JSON and flush it to disk (never through a symbolic link)."""
+    with _naming(path), os.fdopen(open_unlinked(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT), "a") as stream:
         stream.write(_line(value))
         stream.flush()
         os.fsync(stream.fileno())
@@ -141,8 +217,11 @@ def read_jsonl(path: str | os.PathLike, on_cut_tail: Callable[[Path], None] | No
     text = read_text(path)
     head, newline, tail = text.rpartition("\n")
     if on_cut_tail is not None and tail.strip():
-        with open(path, "r+b") as stream:
-            stream.truncate(len((head + newline).encode()))
+        fd = open_unlinked(path, os.O_WRONLY)
+        try:
+            os.ftruncate(fd, len((head + newline).encode()))
+        finally:
+            os.close(fd)
         on_cut_tail(path)
         text = head + newline
     yield from parse_jsonl(text, str(path))

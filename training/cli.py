@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import os
 import signal
@@ -46,6 +47,14 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+# a file the machine will not let a command write, and what to do about it: told in one line, exit status 1
+UNWRITABLE = {
+    errno.ENOSPC: "free some space", errno.EDQUOT: "free some space",
+    errno.EACCES: "make it writable or give another folder", errno.EPERM: "make it writable or give another folder",
+    errno.EROFS: "give a folder on a writable disk",
+}  # fmt: skip
+
+
 class Terminated(KeyboardInterrupt):
     """SIGTERM, met as Ctrl-C is (a tournament says what it saved, a lock is let go), not as a sudden death."""
 
@@ -72,6 +81,13 @@ def main(argv: list[str] | None = None) -> int:
             print(f"kdenv {args.command}: error: out of memory{said}; the files written so far are kept: ask for "
                   "less (fewer envs, workers, games or a smaller network)", file=sys.stderr)  # fmt: skip
             status = 2
+        except OSError as err:  # a full disk, a read-only folder: past the checks of the input
+            if err.errno not in UNWRITABLE:
+                raise
+            what = f"{err.filename}: {err.strerror}" if err.filename else err.strerror
+            print(f"kdenv {args.command}: error: {what}; the games and results written so far are kept: "
+                  f"{UNWRITABLE[err.errno]}, then run the same command again", file=sys.stderr)  # fmt: skip
+            status = 1
         except KeyboardInterrupt as stop:
             terminated = isinstance(stop, Terminated)
             print(f"kdenv {args.command}: {'terminated' if terminated else 'interrupted'}", file=sys.stderr)

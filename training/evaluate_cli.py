@@ -7,7 +7,7 @@ Examples::
     kdenv evaluate ppo:default --protocol study-4p                 # 1,000 games against three fg
     kdenv evaluate sb3:model.zip --protocol vs-fg-2p --games 200 --out runs/mine
     kdenv evaluate mybots:Cautious --protocol vs-fg-2p --compare runs/evaluate/vs-fg-2p-v1/fg/evaluation.json
-    kdenv evaluate --leaderboard                                   # every shipped player at every protocol
+    kdenv evaluate --leaderboard --page benchmarks/LEADERBOARD.md  # every shipped player at every protocol
 
 Re-running a command with the same ``--out`` resumes it; a larger ``--games`` extends it.
 """
@@ -42,10 +42,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--leaderboard",
         action="store_true",
-        help="evaluate every shipped player at every protocol and write benchmarks/LEADERBOARD.md (hours)",
+        help="evaluate every shipped player at every protocol into --out (default runs/leaderboard) and write its "
+        "page (hours)",
     )
     parser.add_argument(
-        "--page", default="benchmarks/LEADERBOARD.md", metavar="FILE", help="--leaderboard's page (default %(default)s)"
+        "--page",
+        metavar="FILE",
+        help="--leaderboard's page, written as each cell finishes (default OUT/LEADERBOARD.md; the shipped one: "
+        "benchmarks/LEADERBOARD.md)",
     )
     add_move_limit(parser, argparse.SUPPRESS, "the protocol's")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -58,11 +62,12 @@ def run(args: argparse.Namespace) -> int:
         print(listing())
         return 0
     if args.leaderboard:
-        from training.arena.leaderboard import run_leaderboard
+        from training.arena.leaderboard import PAGE, run_leaderboard
 
         if args.spec or args.compare:
             raise KingdominoError("--leaderboard evaluates the shipped players: give no SPEC and no --compare")
-        out, page = Path(args.out or "runs/leaderboard"), Path(args.page)
+        out = Path(args.out or "runs/leaderboard")
+        page = Path(args.page) if args.page else out / PAGE
         run_leaderboard(args.games, args.seed, out, args.workers, not args.no_progress, page)
         print(f"wrote {page} and {page.with_suffix('.png')}")
         return 0

@@ -4,6 +4,7 @@ the browser (:mod:`agents.play.web.server`); the game record is saved at the end
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import time
 from pathlib import Path
@@ -12,6 +13,7 @@ from agents.base import Player
 from agents.game_loop import seat_players
 from agents.play.terminal import Person, final_report, play
 from kdenv.errors import KingdominoError
+from kdenv.files import open_unlinked
 from kdenv.game import Game
 from kdenv.rules import Rules
 
@@ -98,8 +100,7 @@ def record_path(given: str | None) -> Path:
             raise KingdominoError(f"--record {path}: the file exists; give a new name, or a .jsonl file to append to")
     existed = path.exists()
     try:
-        with open(path, "a"):
-            pass
+        os.close(open_unlinked(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT))  # as the record will be: no link
     except OSError as err:
         raise KingdominoError(f"--record {path}: cannot be written ({err.strerror}); give a writable path") from None
     if not existed:

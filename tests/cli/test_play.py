@@ -154,8 +154,10 @@ def test_every_legal_move_has_a_code_that_reads_back_to_it(players, rules):
 def test_records_are_never_overwritten_and_bad_paths_are_refused_before_the_game(monkeypatch, tmp_path, capsys):
     existing = tmp_path / "game.json"
     existing.write_text("keep me")
+    (tmp_path / "linked.jsonl").symlink_to(existing)
     for record, message in [
         (existing, "the file exists; give a new name, or a .jsonl file"),
+        (tmp_path / "linked.jsonl", "linked.jsonl is a symbolic link; kdenv writes no file through a link"),
         (tmp_path, "is a folder"),
         (tmp_path / "no" / "such" / "game.json", "cannot be written"),
     ]:

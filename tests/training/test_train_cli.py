@@ -14,6 +14,10 @@ from training.cli import main
         (["train", "configs/smoke.yaml", "--set", "ppo.n_stepz=3"], "'ppo.n_stepz'"),
         (["train", "configs/smoke.yaml", "--set", "eval.games=-1"], "'eval.games'"),
         (["train"], "--resume"),
+        # a run directory is runs_dir/NAME-TIME: a name is a plain file name, not a way out of runs_dir
+        (["train", "configs/smoke.yaml", "--set", "name=../../x"], "'name': must be a plain file name"),
+        (["train", "configs/az_smoke.yaml", "--set", "name=/abs/path"], "'name': must be a plain file name"),
+        (["train", "configs/rllib_vs_fg.yaml", "--set", "name=a/b"], "'name': must be a plain file name"),
     ],
 )
 def test_errors_are_one_line(argv, expected, capsys):

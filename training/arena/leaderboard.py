@@ -1,5 +1,6 @@
-"""The leaderboard: every shipped player through every protocol, one evaluation folder each (resumable), and the
-page ``benchmarks/LEADERBOARD.md`` with its picture. Regenerate it with ``kdenv evaluate --leaderboard``."""
+"""The leaderboard: every shipped player through every protocol, one evaluation folder each (resumable), and a
+page with its picture, written as each cell finishes (``OUT/LEADERBOARD.md`` unless told otherwise). Regenerate the
+shipped one with ``kdenv evaluate --leaderboard --page benchmarks/LEADERBOARD.md``."""
 
 from __future__ import annotations
 
@@ -8,12 +9,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kdenv.errors import KingdominoError
-from kdenv.files import write_atomically
+from kdenv.files import make_folder, write_atomically
 from training.arena.evaluation import Evaluation, default_out, evaluate
 from training.arena.protocols import PROTOCOLS
+from training.arena.report import write_png
 from training.arena.tournament import check_agents
 
 COMMAND = "kdenv evaluate --leaderboard"
+PAGE = "LEADERBOARD.md"  # the page's name in the leaderboard's folder, unless another page is given
+TO_COME = "…"  # a cell not evaluated yet: the page is written as each cell finishes
+TO_COME_NOTE = f"{TO_COME} : not evaluated yet (the page is written again as each cell finishes)."
 SEARCH_GAMES = 200  # az's games per protocol: about 2 s a game on one core at 16 simulations
 
 
@@ -54,23 +59,40 @@ def run_leaderboard(
     games: int | None, seed: int, out: Path, workers: int | None, progress: bool, page: Path
 ) -> dict[tuple[str, str], Evaluation | None]:
     """Evaluate every entry at every protocol into ``out/PROTOCOL-vN/SPEC`` (finished ones are read back, not
-    played again), then write ``page`` and its picture; ``games`` overrides every entry's."""
-    cells: dict[tuple[str, str], Evaluation | None] = {}
+    played again), writing ``page`` and its picture before the first game (a page that cannot be written is told
+    at once) and again as each cell finishes; ``games`` overrides every entry's."""
     todo = [(e, name) for e in ENTRIES for name in PROTOCOLS]
+    cells: dict[tuple[str, str], Evaluation | None] = {
+        (e.spec, name): None for e, name in todo if not sits(e.spec, name)
+    }
+    make_folder(out)
+    _first_page(cells, page, seed, games)
     for i, (entry, name) in enumerate(todo, 1):
-        if not sits(entry.spec, name):
-            cells[entry.spec, name] = None
+        if (entry.spec, name) in cells:
             continue
         print(f"[{i}/{len(todo)}] {entry.spec} on {PROTOCOLS[name].title}", flush=True)
         folder = out / default_out(PROTOCOLS[name], entry.spec).relative_to(Path("runs") / "evaluate")
         n = games if games is not None else entry.games
         cells[entry.spec, name] = evaluate(entry.spec, name, n, seed, folder, workers, progress)
-    write_page(cells, page, seed, games)
+        write_page(cells, page, seed, games)
     return cells
 
 
+def _first_page(cells: dict[tuple[str, str], Evaluation | None], page: Path, seed: int, games: int | None) -> None:
+    """The page before any game: its folder made, the page written (every cell to come); a one-line error, before
+    the hours of games, where it cannot be."""
+    if page.is_dir():
+        raise KingdominoError(f"--page {page} is a folder; give the page's file name, e.g. {page / PAGE}")
+    make_folder(page.parent, "--page's folder")
+    try:
+        write_page(cells, page, seed, games)
+    except OSError as err:
+        raise KingdominoError(f"--page {page} cannot be written ({err.strerror}); give a writable file") from None
+
+
 def write_page(cells: dict[tuple[str, str], Evaluation | None], page: Path, seed: int, games: int | None) -> None:
-    """The leaderboard as markdown at ``page`` (and ``page`` .png): win rate with its 95% CI, margin, games."""
+    """The leaderboard as markdown at ``page`` (and ``page`` .png): win rate with its 95% CI, margin, games; a
+    cell not in ``cells`` is still to come."""
     from training.arena.evaluation import kdenv_version
 
     names = list(PROTOCOLS)
@@ -84,6 +106,7 @@ def write_page(cells: dict[tuple[str, str], Evaluation | None], page: Path, seed
         "",
         "Each cell: the player's win rate (a shared win split) with its 95% CI, clustered by deal; its mean margin",
         "over the best opponent; and the games. — : the player cannot sit at that table (a network of another).",
+        *([TO_COME_NOTE] if any((e.spec, n) not in cells for e in ENTRIES for n in names) else []),
         "Chance: 25% at 4 players, 33% at 3, 50% at 2. Search budgets are counts, so the figures do not depend on",
         "the machine.",
         "",
@@ -91,7 +114,7 @@ def write_page(cells: dict[tuple[str, str], Evaluation | None], page: Path, seed
         "|" + "---|" * (len(names) + 1),
     ]
     for entry in ENTRIES:
-        row = [_cell(cells.get((entry.spec, n))) for n in names]
+        row = [_cell(cells[entry.spec, n]) if (entry.spec, n) in cells else TO_COME for n in names]
         lines.append(f"| `{entry.spec}` ({entry.what}) | " + " | ".join(row) + " |")
     lines += ["", "Protocols:", ""]
     lines += [
@@ -141,5 +164,5 @@ def _plot(cells: dict[tuple[str, str], Evaluation | None], png: Path) -> None:
         ax.set_xlabel("win rate (95% CI)")
     axes[0].set_yticks(range(len(specs)), specs)
     axes[0].invert_yaxis()
-    fig.savefig(png, format="png", dpi=100)
+    write_png(fig, png, dpi=100)
     plt.close(fig)

@@ -8,6 +8,7 @@ import math
 import os
 import re
 from pathlib import Path
+from typing import Any
 
 from kdenv.files import write_atomically
 from training.arena.stats import AgentResult, Results
@@ -187,8 +188,14 @@ def plot(results: Results, path: str | os.PathLike, subtitle: str = "") -> None:
     right.set_xlabel("opponent")
     fig.colorbar(image, ax=right, fraction=0.046, pad=0.04, label="share of meetings")
     fig.suptitle(f"Tournament: {results.games} games, {results.deals} deals" + (f" · {subtitle}" if subtitle else ""))
+    write_png(fig, path, dpi=120)
+
+
+def write_png(fig: Any, path: str | os.PathLike, dpi: int) -> None:
+    """A matplotlib figure as a PNG at ``path``, written atomically (through :func:`kdenv.files.write_atomically`:
+    no link followed, nothing half-written on a full disk)."""
     png = io.BytesIO()
-    fig.savefig(png, format="png", dpi=120)
+    fig.savefig(png, format="png", dpi=dpi)
     write_atomically(path, png.getvalue())
 
 

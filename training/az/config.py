@@ -23,6 +23,7 @@ from training.runs.config import (
     ConfigError,
     Count,
     EnvConfig,
+    FileName,
     Flag,
     NetworkConfig,
     Real,
@@ -110,7 +111,7 @@ class AZEvalConfig:
 @dataclass(config=SECTION)
 class AZConfig:
     backend: Literal["az"] = "az"  # what makes `kdenv train` take this config
-    name: str = "az"  # run directory prefix: runs/<name>-<time>/
+    name: FileName = "az"  # run directory prefix: runs/<name>-<time>/
     seed: Count = 0
     runs_dir: str = "runs"
     init: str = "default"  # default: the table's ppo:default network; scratch: imitation of fg (bc); or a path

@@ -4,35 +4,49 @@ it names (``configs/benchmark/``). Unknown keys and bad values are one-line erro
 An algorithm entry trains either with ``kdenv train`` (``config``: a training config, ``budget``: the key its step
 budget goes in, ``steps_per_unit`` when that key counts iterations) or with a command of one's own (``command``,
 run once per evaluation point with ``{steps}``, ``{seed}``, ``{players}``, ``{rules}`` and ``{work}``, a folder of
-the run's own, filled in; it trains up to ``{steps}`` learner steps, going on from what it left in ``{work}``).
-``player`` is the spec that plays what it trained (``{run}``: the ``kdenv train`` run folder; ``{work}``).
+the run's own, filled in, the rest left to the shell (``${HOME}``); it trains up to ``{steps}`` learner steps, going
+on from what it left in ``{work}``). ``player`` is the spec that plays what it trained (``{run}``: the ``kdenv
+train`` run folder; ``{work}``): a command's entry gives it. Names become folders: plain file names only.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import field
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic.dataclasses import dataclass
 
+from agents.options import Bound
 from training.arena.protocols import get_protocol
-from training.runs.config import POSITIVE, SECTION, ConfigError, Count, read_yaml, validate
+from training.runs.config import POSITIVE, SECTION, ConfigError, Count, FileName, read_yaml, validate
 from training.trainers import check
+
+TRAINING = "training"  # the grid folder's folder of the trainers' runs: no entry's name
+COMMAND_FIELDS = ("steps", "seed", "players", "rules", "work")  # what a command's {name}s are filled with
+PLAYER_FIELDS = {"config": ("run", "work"), "command": ("work",)}  # and a player's, by how the entry trains
+PLACEHOLDER = re.compile(r"(?<!\$)\{(\w+)\}")  # {name}, not the shell's ${name}
+PER_UNIT = Bound(high=10**9, says="must be a whole number from 1 to 1,000,000,000")
+
+
+def fill(text: str, values: dict[str, object]) -> str:
+    """``text`` with each ``{name}`` of ``values`` replaced by its value; the rest (``${HOME}``, ``{}``) as it is."""
+    return PLACEHOLDER.sub(lambda found: str(values.get(found[1], found[0])), text)
 
 
 @dataclass(config=SECTION)
 class Entry:
-    name: str  # its row in the tables
+    name: FileName  # its row in the tables, and its folders
     what: str = ""  # one line saying what it is
     config: str | None = None  # a kdenv train config (YAML)
     set: list[str] = field(default_factory=list)  # key=value overrides of that config
     budget: str = "ppo.total_timesteps"  # the config key the step budget goes in
-    steps_per_unit: Annotated[Count, POSITIVE] = 1  # learner steps per unit of `budget` (an RLlib iteration: 4000)
+    steps_per_unit: Annotated[Count, PER_UNIT] = 1  # learner steps per unit of `budget` (an RLlib iteration: 4000)
     # or: a unit of `budget` is this many games, their learner steps the learner's decisions at the task's table
     # (an expert-iteration iteration plays selfplay.games games; `seats`: the learner's decisions in one seat of
     # each, or in every seat)
-    games_per_unit: Annotated[Count, POSITIVE] | None = None
+    games_per_unit: Annotated[Count, PER_UNIT] | None = None
     seats: Literal["one", "all"] = "one"
     opponents: str | None = None  # the config key that takes the task's opponents, one a seat (rllib.opponents)
     command: str | None = None  # or a command of one's own (see the module docstring)
@@ -48,7 +62,7 @@ class Entry:
 
 @dataclass(config=SECTION)
 class Grid:
-    name: str = "benchmark"
+    name: FileName = "benchmark"
     algorithms: list[str] = field(default_factory=list)  # entry files (configs/benchmark/*.yaml)
     tasks: list[str] = field(default_factory=lambda: ["vs-fg-2p"])  # kdenv evaluate protocols
     seeds: list[int] = field(default_factory=lambda: [0, 1, 2, 3, 4])
@@ -74,16 +88,42 @@ def load_grid(path: str | Path, overrides: list[str] | None = None) -> tuple[Gri
     names = [e.name for e in entries]
     if len(set(names)) != len(names):
         raise ConfigError(f"config key 'algorithms': two entries are named alike ({', '.join(names)})")
+    if TRAINING in names:
+        raise ConfigError(f"config key 'algorithms': an entry is named {TRAINING!r}, the folder of the trainers' runs")
     if grid.steps < grid.points:
         raise ConfigError(f"config key 'steps': {grid.steps} steps cannot be split into {grid.points} points")
     return grid, entries
 
 
 def load_entry(path: str) -> Entry:
+    """The entry of ``path``, checked: it trains one way, its ``{name}``s are known, its config loads. Errors name
+    ``path``."""
     data: Any = read_yaml(path)
-    entry = validate(data, None, Entry)
+    try:
+        entry = validate(data, None, Entry)
+    except ConfigError as err:
+        raise ConfigError(f"{path}: {err}") from None
     if (entry.config is None) == (entry.command is None):
         raise ConfigError(f"{path}: give either config (a kdenv train config) or command (one of your own)")
+    how = "config" if entry.command is None else "command"
+    if how == "command" and "player" not in data:
+        raise ConfigError(
+            f"{path}: a command's entry gives player: the spec that plays what the command trained, e.g. "
+            "'ppo:{work}/model.zip'"
+        )
+    _check_placeholders(path, "command", entry.command or "", COMMAND_FIELDS)
+    _check_placeholders(path, "player", entry.player, PLAYER_FIELDS[how])
     if entry.config is not None:
         check(read_yaml(entry.config), entry.set)  # a missing file or a bad key is told before any run
     return entry
+
+
+def _check_placeholders(path: str, key: str, text: str, known: tuple[str, ...]) -> None:
+    """Every ``{name}`` of ``text`` (config key ``key`` of ``path``) is one of ``known``."""
+    for name in PLACEHOLDER.findall(text):
+        if name not in known:
+            raise ConfigError(
+                f"{path}: config key {key!r}: unknown placeholder {{{name}}}; known here: "
+                f"{', '.join('{' + k + '}' for k in known)}"
+                + (f" (the shell's own: ${{{name}}})" if key == "command" else "")
+            )

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
 
-from kdenv.files import write_atomically
+from training.arena.report import write_png
 
 FIGURES = ("aggregates", "curves", "profiles", "improvement")
 
@@ -61,13 +60,11 @@ def plot(summary: dict, folder: Path) -> list[str]:
 
 
 def _save(fig, path: Path) -> None:
-    """``fig`` as a PNG at ``path``, written atomically."""
+    """``fig`` as a PNG at ``path``, written atomically, then closed."""
     import matplotlib.pyplot as plt
 
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=100)
+    write_png(fig, path, dpi=100)
     plt.close(fig)
-    write_atomically(path, buffer.getvalue())
 
 
 def to_markdown(summary: dict, figures: list[str]) -> str:

@@ -26,6 +26,7 @@ from training.runs.config import (
     ConfigError,
     Count,
     EnvConfig,
+    FileName,
     Flag,
     GamesBackend,
     NetworkConfig,
@@ -111,7 +112,7 @@ class BCConfig:
 @dataclass(config=SECTION)
 class TrainConfig:
     backend: Literal["sb3"] = "sb3"  # MaskablePPO on the vector env (training.rllib.config: backend rllib)
-    name: str = "run"  # run directory prefix: runs/<name>-<time>/
+    name: FileName = "run"  # run directory prefix: runs/<name>-<time>/
     seed: Count = 0
     runs_dir: str = "runs"  # where run directories are made
     init: str | None = None  # a checkpoint whose policy weights start the run: a path (e.g. a BC run's best.zip), or a

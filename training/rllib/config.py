@@ -20,6 +20,7 @@ from training.runs.config import (
     ConfigError,
     Count,
     EnvConfig,
+    FileName,
     NetworkConfig,
     Real,
     Section,
@@ -63,7 +64,7 @@ class RLlibEvalConfig:
 @dataclass(config=SECTION)
 class RLlibConfig:
     backend: Literal["rllib"] = "rllib"  # what makes `kdenv train` take this config
-    name: str = "rllib"  # run directory prefix: runs/<name>-<time>/
+    name: FileName = "rllib"  # run directory prefix: runs/<name>-<time>/
     seed: Count = 0
     runs_dir: str = "runs"
     address: str | None = None  # a running Ray cluster (auto, HOST:PORT, ray://HOST:PORT); None: a local Ray

@@ -19,8 +19,9 @@ from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
 
 import yaml
-from pydantic import BeforeValidator, ConfigDict, Strict, TypeAdapter, ValidationError
+from pydantic import AfterValidator, BeforeValidator, ConfigDict, Strict, TypeAdapter, ValidationError
 from pydantic.dataclasses import dataclass
+from pydantic_core import PydanticCustomError
 
 from agents.options import OUT_OF_BOUND, Bound
 from kdenv.errors import KingdominoError
@@ -46,9 +47,17 @@ def _number_text(value: Any) -> Any:
         return value
 
 
+def _plain_name(value: str) -> str:
+    """A name that becomes a file or folder name as it is: nothing that leads elsewhere (``..``, ``/x``, ``a/b``)."""
+    if value in ("", ".", "..") or "/" in value or "\\" in value or "\0" in value:
+        raise PydanticCustomError("file_name", "must be a plain file name (no '/', not '.' or '..')")
+    return value
+
+
 Count = Annotated[int, Strict(), BeforeValidator(_whole_number)]  # no bool, no string, no fraction
 Real = Annotated[float, Strict(), BeforeValidator(_number_text)]  # an int or a number, no bool
 Flag = Annotated[bool, Strict()]  # true or false, nothing else
+FileName = Annotated[str, Strict(), AfterValidator(_plain_name)]  # a name a path is made of: stays in its folder
 
 
 # a key's range: an agents.options.Bound, as a spec option's, in the words that the config's errors have always said

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from kdenv.files import read_jsonl
+from training.arena.report import write_png
 
 
 def read_evaluations(path: str | Path) -> list[dict]:
@@ -57,7 +58,7 @@ def plot_learning_curve(runs: list[str | Path], out: str | Path, title: str = ""
         axes.legend()
     fig.suptitle(title or f"evaluation during training ({players} players)")
     fig.tight_layout()
-    fig.savefig(out, dpi=110)
+    write_png(fig, out, dpi=110)
     plt.close(fig)
 
 
@@ -102,5 +103,5 @@ def plot_league(run: str | Path, out: str | Path, title: str = "") -> None:
     axis.legend()
     axis.set_title(title or "league ratings from the league's own games")
     fig.tight_layout()
-    fig.savefig(out, dpi=110)
+    write_png(fig, out, dpi=110)
     plt.close(fig)
