@@ -33,7 +33,7 @@ def test_an_evaluation_writes_its_file_and_prints_the_line_to_cite(tmp_path, cap
     out = tmp_path / "gprd"
     assert kdenv("gprd", "--protocol", "vs-fg-2p", "--games", "4", "--workers", "1", "--out", str(out)) == 0
     printed = capsys.readouterr().out
-    assert "gprd on vs-fg-2p v1 (seed 0, 4 games, 2 deals): win rate" in printed
+    assert "gprd on vs-fg-2p v1 (seed 0, 4 games, 2 deals): normalized score" in printed and "win rate" in printed
     data = json.loads((out / "evaluation.json").read_text())
     assert set(data) >= KEYS and data["format"] == FORMAT
     assert data["games"] == 4 and data["opponents"] == ["fg"] and data["spec"] == "gprd"
