@@ -10,6 +10,7 @@ import pytest
 from training.arena import leaderboard
 from training.arena.evaluation import FORMAT, EvaluationError, compare, evaluate, read
 from training.arena.protocols import PROTOCOLS
+from training.arena.tournament import Tournament
 from training.cli import main
 
 KEYS = {"protocol", "protocol_version", "spec", "games", "win_rate", "win_rate_ci", "margin", "margin_ci"}
@@ -83,6 +84,8 @@ def test_a_comparison_of_two_protocols_is_refused_in_one_line(tmp_path):
         ((), "give the SPEC to evaluate"),
         (("nobody", "--protocol", "vs-fg-2p"), "nobody"),
         (("fg", "--workers", "0"), "--workers must be at least 1, not 0"),
+        (("fg", "--games", "1000000000000"), "the number of games must be from 1 to 10,000,000, not 1000000000000"),
+        (("fg", "--seed", "-1"), "the seed must be from 0 to 4,294,967,295, not -1"),
     ],
 )
 def test_bad_input_is_one_line(argv, message, capsys, tmp_path, monkeypatch):
@@ -90,6 +93,23 @@ def test_bad_input_is_one_line(argv, message, capsys, tmp_path, monkeypatch):
     assert kdenv(*argv) == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1 and "Traceback" not in err
+    assert not (tmp_path / "runs").exists()
+
+
+def test_a_million_games_print_their_first_game_at_once(tmp_path, capsys, monkeypatch):
+    """The schedule is made a game at a time: the first game of a million is played, and saved, at once."""
+    accept = Tournament._accept
+
+    def stop_after_the_first(self, outcome, bar):
+        accept(self, outcome, bar)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(Tournament, "_accept", stop_after_the_first)
+    out = tmp_path / "million"
+    assert kdenv("random", "--protocol", "vs-fg-2p", "--games", "1000000", "--workers", "1", "--out", str(out)) == 130
+    printed = capsys.readouterr().out
+    assert "= 1000000 games of 2 players" in printed and f"1 games saved in {out}/games.jsonl" in printed
+    assert len((out / "games.jsonl").read_text().splitlines()) == 1
 
 
 @pytest.mark.parametrize("content", [None, b"\x00\x01binary", b'{"format": "something else"}'])

@@ -4,7 +4,7 @@ plays the same games."""
 
 from __future__ import annotations
 
-from collections.abc import Generator, Mapping, Sequence
+from collections.abc import Generator, Iterable, Mapping
 from contextlib import closing
 
 from agents.base import Player
@@ -18,7 +18,7 @@ from training.backends.base import Backend, Lost, WorkerDied
 
 def play_games(
     backend: Backend,
-    games: Sequence[ScheduledGame],
+    games: Iterable[ScheduledGame],
     rules: Rules,
     trace: bool = False,
     objects: Mapping[str, Player] | None = None,
