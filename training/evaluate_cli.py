@@ -71,18 +71,18 @@ def run(args: argparse.Namespace) -> int:
 
 def _evaluate(args: argparse.Namespace) -> int:
     from training.arena.evaluation import (
+        check_comparable,
         compare,
         comparison_line,
         default_out,
         evaluation_tournament,
         finish,
-        read,
     )
     from training.tournament_cli import announce
 
     protocol = get_protocol(args.protocol)
     if args.compare:
-        read(args.compare)  # a bad file is refused before any game is played
+        check_comparable(args.compare, protocol, args.seed)  # a bad file or other deals: before any game is played
     out = Path(args.out) if args.out else default_out(protocol, args.spec)
     with evaluation_tournament(protocol, args.spec, args.games, args.seed, out) as tournament:
         announce(tournament, str(out))
@@ -93,11 +93,11 @@ def _evaluate(args: argparse.Namespace) -> int:
             raise
         evaluation = finish(tournament, protocol, args.spec, out)
         failures = len(tournament.failures)
+    print(evaluation.line())  # first: a comparison refused after the games leaves the line to cite said
     if args.compare:
         comparison = compare(out, args.compare)
         write_atomically(out / "comparison.json", json.dumps(comparison, indent=2) + "\n")
         print(comparison_line(comparison))
-    print(evaluation.line())
     if failures:
         print(f"{failures} game(s) failed (see {out}/errors.jsonl); re-run to retry them")
     print(f"wrote {out}/evaluation.json")

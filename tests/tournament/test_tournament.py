@@ -1,6 +1,7 @@
 """Tournaments end to end: records that re-play, duplicate deals, resume, crash isolation, ratings, bad input."""
 
 import json
+import re
 import warnings
 from collections import Counter, defaultdict
 
@@ -218,10 +219,19 @@ def test_a_line_that_is_no_game_record_is_a_one_line_error_and_changes_nothing(t
     assert "\n" not in str(info.value) and games.read_bytes() == before
 
 
-def test_settings_that_are_no_object_are_a_one_line_error(tmp_path):
-    (tmp_path / "tournament.json").write_text("[1, 2]\n")
-    with pytest.raises(TournamentError, match="holds no tournament's settings"):
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("[1, 2]\n", "holds no tournament's settings"),
+        ("[" * 100_000, "JSON nested too deeply to read; delete it or use another --out"),
+        ("{" + " " * 10**6 + "}", "holds more than 1,000,000 characters: not a file kdenv wrote; delete it"),
+    ],
+)
+def test_settings_that_are_no_object_are_a_one_line_error(tmp_path, text, message):
+    (tmp_path / "tournament.json").write_text(text)
+    with pytest.raises(TournamentError, match=re.escape(message)) as info:
         Tournament(["random", "gprd"], players=2, games=2, out=tmp_path)
+    assert "\n" not in str(info.value) and (tmp_path / "tournament.json").read_text() == text
 
 
 def test_a_folder_of_the_older_schedule_resumes_unless_a_spec_repeats(tmp_path):

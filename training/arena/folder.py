@@ -12,7 +12,7 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
-from kdenv.files import FolderLock, JsonFileError, append_jsonl, read_jsonl, write_atomically
+from kdenv.files import FolderLock, JsonFileError, append_jsonl, read_json, read_jsonl, write_atomically
 from kdenv.replay import append_record
 from training.arena.errors import TournamentError
 from training.arena.schedule import Schedule
@@ -61,11 +61,9 @@ class TournamentFolder:
         out = self.path
         path = out / "tournament.json"
         try:
-            old = json.loads(path.read_text()) if path.exists() else None
-        except OSError as err:
-            raise TournamentError(f"cannot read the tournament in {out}: {err.strerror or err}") from None
-        except json.JSONDecodeError:
-            raise TournamentError(f"{path} is not valid JSON; delete it or use another --out") from None
+            old = read_json(path) if path.exists() else None
+        except JsonFileError as err:
+            raise TournamentError(f"{err}; delete it or use another --out") from None
         if old is not None and not isinstance(old, dict):
             raise TournamentError(f"{path} holds no tournament's settings; delete it or use another --out")
         if old is not None:

@@ -26,10 +26,11 @@ from pathlib import Path
 
 import numpy as np
 
+from agents.options import shown
 from kdenv.errors import KingdominoError
 from training.arena.evaluation import FILE, read
 
-PLACE = re.compile(r"^seed-(\d+)/step-(\d+)$")
+PLACE = re.compile(r"^seed-(\d{1,10})/step-(\d{1,11})$")  # a grid's seeds and steps (training.benchmark.config)
 REPS = 2000  # bootstrap resamples: the CI bounds move by well under a point of win rate between seeds of it
 THRESHOLDS = np.linspace(0.0, 1.0, 41)  # the win rates of the performance profiles
 
@@ -57,11 +58,16 @@ def collect(folder: Path) -> list[Point]:
         parts = path.relative_to(folder).parts
         place = PLACE.match("/".join(parts[2:4])) if len(parts) == 5 else None
         if place is None:
-            raise BenchmarkError(f"{path} is not at ALGORITHM/TASK/seed-S/step-N/{FILE} under {folder}")
-        data = read(path)
-        if data["protocol"] != parts[1]:
-            raise BenchmarkError(f"{path} evaluates protocol {data['protocol']!r}, not its folder's {parts[1]!r}")
-        points.append(Point(parts[0], parts[1], int(place[1]), int(place[2]), float(data["win_rate"])))
+            raise BenchmarkError(
+                f"{path} is not at ALGORITHM/TASK/seed-S/step-N/{FILE} under {folder} (S and N: whole numbers of at "
+                "most 10 and 11 digits)"
+            )
+        evaluation = read(path)
+        if evaluation.protocol != parts[1]:
+            raise BenchmarkError(
+                f"{path} evaluates protocol {shown(evaluation.protocol)}, not its folder's {parts[1]!r}"
+            )
+        points.append(Point(parts[0], parts[1], int(place[1]), int(place[2]), evaluation.win_rate))
     if not points:
         raise BenchmarkError(f"no {FILE} under {folder}; run kdenv benchmark, or kdenv evaluate --out into it")
     return points

@@ -15,7 +15,7 @@ import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
-from kdenv.files import FolderLock, write_atomically
+from kdenv.files import FolderLock, read_json, write_atomically
 from training.arena.evaluation import FILE, evaluate
 from training.arena.protocols import Protocol, get_protocol
 from training.benchmark.aggregate import BenchmarkError, write_summary
@@ -66,7 +66,7 @@ def _check_same(out: Path, grid: Grid, entries: list[Entry]) -> None:
     settings = {"grid": dict(vars(grid)), "entries": [dict(vars(e)) for e in entries]}
     path = out / "benchmark.json"
     if path.exists():
-        old = json.loads(path.read_text())
+        old = read_json(path)
         if old != json.loads(json.dumps(settings)):
             raise BenchmarkError(f"{out} holds another grid's runs; use another --out, or delete it to start again")
     write_atomically(path, json.dumps(settings, indent=1) + "\n")
