@@ -3,15 +3,17 @@ NeurIPS 2021, through its ``rliable`` library), from a folder of ``kdenv evaluat
 
 The folder holds one ``evaluation.json`` per algorithm, task (a protocol), seed and step, at
 ``DIR/ALGORITHM/TASK/seed-S/step-N/evaluation.json`` (what ``kdenv benchmark`` writes, or ``kdenv evaluate --out``
-by hand). A run's score on a task is its win rate against the protocol's opponents. For each task, and over the
-tasks, :func:`summarize` gives at the last step every algorithm has reached:
+by hand). A run's score on a task is its win rate against the protocol's opponents. For each task that every
+algorithm was evaluated on, and over those tasks, :func:`summarize` gives at the last step every algorithm has
+reached:
 
 - the interquartile mean (IQM) and the mean over runs, with 95% stratified bootstrap CIs;
 - the IQM at every step (the sample-efficiency curve) with its CI band;
 - the performance profile (the share of runs above each win rate);
 - the probability that each algorithm does better than each other.
 
-The bootstrap is seeded, so the same folder gives the same ``summary.json``.
+The runs that the folder lacks (an interrupted grid, algorithms evaluated on other tasks) are left out and said,
+one line each (:func:`gaps`). The bootstrap is seeded, so the same folder gives the same ``summary.json``.
 """
 
 from __future__ import annotations
@@ -78,11 +80,10 @@ def summarize(points: list[Point], seed: int = 0) -> dict:
     from rliable import library, metrics
 
     algorithms = sorted({p.algorithm for p in points})
-    tasks = sorted({p.task for p in points})
     scores: dict[tuple[str, str], dict[int, dict[int, float]]] = defaultdict(dict)  # -> step -> {seed: win rate}
     for p in points:
         scores[p.algorithm, p.task].setdefault(p.step, {})[p.seed] = p.win_rate
-    last = min(max(steps) for steps in scores.values())  # the last step every algorithm reached on every task
+    tasks, last = _compared(scores, algorithms)
 
     def matrix(algorithm: str, chosen: list[str], step: int) -> np.ndarray:
         """(runs, tasks) win rates at ``step`` (each run's latest evaluation at or before it)."""
@@ -103,6 +104,7 @@ def summarize(points: list[Point], seed: int = 0) -> dict:
         return np.array([metrics.aggregate_iqm(x), metrics.aggregate_mean(x)])
 
     summary: dict = {"algorithms": algorithms, "tasks": tasks, "step": last, "by_task": {}, "reps": REPS}
+    summary["missing"] = gaps(scores)
     for name, chosen in [*((task, [task]) for task in tasks), ("all tasks", tasks)]:
         final = {a: matrix(a, chosen, last) for a in algorithms}
         points_, cis = interval(final, aggregates)
@@ -125,6 +127,46 @@ def summarize(points: list[Point], seed: int = 0) -> dict:
         }
     summary["thresholds"] = [float(t) for t in THRESHOLDS]
     return summary
+
+
+def _compared(scores: dict[tuple[str, str], dict[int, dict[int, float]]], algorithms: list[str]) -> tuple[list, int]:
+    """The tasks that every algorithm was evaluated on and the last step that every algorithm reached on each of
+    them; a one-line error where there are none (``scores``: as :func:`gaps` takes them)."""
+    tasks = sorted({task for _, task in scores if all((a, task) in scores for a in algorithms)})
+    if not tasks:
+        raise BenchmarkError(f"no task has evaluations of every algorithm; missing: {'; '.join(gaps(scores))}")
+    last = min(max(scores[a, t]) for a in algorithms for t in tasks)
+    for a, t in itertools.product(algorithms, tasks):
+        if min(scores[a, t]) > last:
+            raise BenchmarkError(f"{a} on {t} has no evaluation at or before step {last}, the last that all reached")
+    return tasks, last
+
+
+def gaps(scores: dict[tuple[str, str], dict[int, dict[int, float]]]) -> list[str]:
+    """One line for each run that the folder's others have and that stopped early or is not there: an algorithm
+    with no evaluation on a task, with no seed at the last step of the folder, or a seed of it stopped early or not
+    there (``scores``: (algorithm, task) -> step -> {seed: win rate})."""
+    algorithms, tasks = sorted({a for a, _ in scores}), sorted({t for _, t in scores})
+    end = max(step for by_step in scores.values() for step in by_step)  # where the longest runs stopped
+    lines = []
+    for task in tasks:
+        seeds = sorted({s for (_, t), steps in scores.items() if t == task for runs in steps.values() for s in runs})
+        for a in algorithms:
+            if (a, task) not in scores:
+                lines.append(f"{a} on {task} (no evaluation)")
+                continue
+            reached: dict[int, int] = {}  # seed -> its last step
+            for step, runs in scores[a, task].items():
+                reached.update({s: max(step, reached.get(s, step)) for s in runs})
+            if max(reached.values()) < end:
+                lines.append(f"{a} on {task} (no seed reached step {end})")
+                continue
+            for s in seeds:
+                if s not in reached:
+                    lines.append(f"{a} on {task}, seed {s} (no evaluation)")
+                elif reached[s] < end:
+                    lines.append(f"{a} on {task}, seed {s} (stopped at step {reached[s]})")
+    return lines
 
 
 def _estimate(value: float, ci: np.ndarray) -> dict:
