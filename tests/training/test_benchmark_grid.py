@@ -120,3 +120,14 @@ def test_an_entry_counting_games_gets_the_learner_s_decisions_of_the_table():
     exit_ = load_entry("configs/benchmark/exit.yaml")
     assert exit_.steps_per(2, 24) == 64 * 48 // 2 and exit_.steps_per(4, 48) == 64 * 96 // 4
     assert load_entry("configs/benchmark/rllib_vs_fg.yaml").steps_per(4, 48) == 4000
+
+
+@pytest.mark.parametrize(
+    ("text", "message"), [("[" * 100_000, "JSON nested too deeply to read"), ("{", "not valid JSON")]
+)
+def test_a_bad_benchmark_json_in_the_folder_is_one_line_and_kept(text, message, tmp_path, capsys):
+    (tmp_path / "benchmark.json").write_text(text)
+    assert kdenv(TINY, "--out", str(tmp_path)) == 2
+    err = capsys.readouterr().err
+    assert f"{tmp_path / 'benchmark.json'}: {message}" in err and err.count("\n") == 1
+    assert (tmp_path / "benchmark.json").read_text() == text and not (tmp_path / "training").exists()
