@@ -23,11 +23,10 @@ then seatings, so a longer tournament with the same settings extends a shorter o
 
 from __future__ import annotations
 
-import functools
 import itertools
 from collections.abc import Container, Iterator
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 from agents.options import Bound
 from kdenv.errors import KingdominoError
@@ -151,7 +150,7 @@ class Schedule:
         return f"{tables} x {self.deals} deal(s) = {self.total} games of {self.players} players"
 
 
-@functools.lru_cache(maxsize=64)  # the games of a deal are asked for together: its deal is shuffled once
+@lru_cache(maxsize=64)  # the games of a deal are asked for together: its deal is shuffled once
 def _seats_by_draw(players: int, rules: Rules, deal_seed: int) -> tuple[int, ...]:
     """The seats of the deal seeded ``deal_seed`` ranked by their first king in its king order."""
     return tuple(dict.fromkeys(Game(players, rules, deal_seed).king_order))
