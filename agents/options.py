@@ -10,7 +10,8 @@ search that never ends: a thinking budget is at most an hour (:data:`SECONDS`) o
 Pydantic validates each text (an adapter for each type read, made once): a number as Python reads an int or a
 float (``1e7`` is no int), then its Bound, by the code that checks a config key's
 (``Annotated[Count, Bound(...)]`` in ``training.runs.config``). Its complaint is a one-line ValueError naming the
-option, which the registry turns into a PlayerSpecError.
+option, which the registry turns into a PlayerSpecError. :func:`dotted` and :func:`shown` put the key and the value
+of a complaint in words, for a config's keys and a file's fields too.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
+import reprlib
 import types
 import typing
 from collections.abc import Callable, Mapping
@@ -80,6 +82,24 @@ SECONDS = Bound(high=3600)  # a thinking budget in seconds: an hour a decision a
 COUNT = Bound(high=1_000_000)  # playouts or simulations a decision: under an hour at the compiled playouts' speed
 CONSTANT = Bound(least=True, high=1000)  # a search's exploration constants and scales
 SEED = Bound(least=True, high=2**63 - 1)  # what numpy's generators take
+
+
+_SHORT = reprlib.Repr()  # a value in a complaint: long strings, lists and nesting cut short
+_SHORT.maxstring, _SHORT.maxother, _SHORT.maxlevel = 60, 60, 3
+
+
+def shown(value: Any) -> str:
+    """``value`` as a one-line complaint shows it: its repr, cut short where it is long or deeply nested."""
+    return _SHORT.repr(value)
+
+
+def dotted(loc: tuple) -> str:
+    """Pydantic's location of a complaint as a key: ``("curriculum", 0, "opponents")`` -> ``curriculum[0].opponents``
+    (a config key, a file's field)."""
+    text = ""
+    for part in loc:
+        text += f"[{part}]" if isinstance(part, int) else f".{part}" if text else str(part)
+    return text
 
 
 @dataclass(frozen=True)

@@ -2,8 +2,10 @@
 
 :func:`write_atomically` writes next to the file and moves the copy into place (:func:`write_jsonl` does so
 for JSON Lines); :func:`append_jsonl` appends one JSON value as a line and flushes it to disk;
-:func:`read_jsonl` reads the values back, one per line, and can drop a last line that a kill cut short. An
-unreadable file or bad JSON is a one-line :class:`JsonFileError` that names the file and the line.
+:func:`read_jsonl` reads the values back, one per line, and can drop a last line that a kill cut short;
+:func:`read_json` and :func:`stream_jsonl` read files that a hand may have made, within limits: a file or a line
+past its limit is refused having read only that much. An unreadable file or bad JSON is a one-line
+:class:`JsonFileError` that names the file and the line.
 :class:`FolderLock` lets one process at a time write a folder (a run directory, a tournament).
 
 No write follows a symbolic link at the end of its path (``O_NOFOLLOW``; temporary files ``O_EXCL`` too): a link
@@ -17,11 +19,12 @@ from __future__ import annotations
 import contextlib
 import errno
 import fcntl
+import functools
 import json
 import os
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from kdenv.errors import KingdominoError
 
@@ -178,31 +181,75 @@ def write_jsonl(path: str | os.PathLike, values: Iterable[Any]) -> None:
     write_atomically(path, "".join(_line(value) for value in values))
 
 
-def read_text(path: str | os.PathLike) -> str:
-    """The UTF-8 text of a file; a one-line JsonFileError if it cannot be read or is not text."""
+FILE_LIMIT = 10**6  # characters of a settings or figures file read whole (kdenv writes about a thousand)
+LINE_LIMIT = 10**7  # characters of a line of JSON Lines (a game record with what its players thought: about 10^5)
+
+
+def read_text(path: str | os.PathLike, limit: int | None = None) -> str:
+    """The UTF-8 text of a file; a one-line JsonFileError if it cannot be read, is not text or (with ``limit``)
+    holds more than ``limit`` characters, refused having read only those."""
     try:
-        return Path(path).read_text(encoding="utf-8")
+        with open(path, encoding="utf-8") as stream:
+            text = stream.read(-1 if limit is None else limit + 1)
     except OSError as err:
         raise JsonFileError(f"{path}", f": cannot be read ({err.strerror})") from None
     except UnicodeDecodeError:
         raise JsonFileError(f"{path}", " is not a UTF-8 text file") from None
+    if limit is not None and len(text) > limit:
+        raise JsonFileError(f"{path}", f" holds more than {limit:,} characters: not a file kdenv wrote")
+    return text
 
 
 def parse_json(text: str, where: str) -> Any:
-    """One JSON value; a one-line JsonFileError for bad JSON or JSON nested too deeply to read."""
+    """One JSON value; a one-line JsonFileError for bad JSON, JSON nested too deeply to read or a number too long
+    to read."""
     try:
         return json.loads(text)
     except json.JSONDecodeError as err:
         raise JsonFileError(where, f": not valid JSON ({err.msg} at line {err.lineno})") from None
     except RecursionError:
         raise JsonFileError(where, ": JSON nested too deeply to read") from None
+    except ValueError as err:  # an integer of more digits than Python reads (sys.get_int_max_str_digits)
+        raise JsonFileError(where, f": not valid JSON ({str(err).partition(':')[0]})") from None
+
+
+def read_json(path: str | os.PathLike, limit: int = FILE_LIMIT) -> Any:
+    """The JSON value of a file of at most ``limit`` characters; a one-line JsonFileError otherwise."""
+    return parse_json(read_text(path, limit), f"{path}")
 
 
 def parse_jsonl(text: str, where: str) -> Iterator[Any]:
     """The values of the lines of ``text`` that are not blank (errors name ``where:line``)."""
-    for number, line in enumerate(text.split("\n"), start=1):
+    for _, value in _parse_lines(text.split("\n"), where):
+        yield value
+
+
+def _parse_lines(lines: Iterable[str], where: str) -> Iterator[tuple[str, Any]]:
+    """(``where:line``, value) of each of ``lines`` that is not blank."""
+    for number, line in enumerate(lines, start=1):
         if line.strip():
-            yield parse_json(line, f"{where}:{number}")
+            yield f"{where}:{number}", parse_json(line, f"{where}:{number}")
+
+
+def stream_jsonl(path: str | os.PathLike, limit: int = LINE_LIMIT) -> Iterator[tuple[str, Any]]:
+    """(``file:line``, value) of each line of a JSON Lines file that is not blank, read a line at a time (a file
+    of any length in little memory); a one-line JsonFileError for a line of more than ``limit`` characters,
+    refused having read only those, and for a file that cannot be read."""
+    try:
+        with open(path, encoding="utf-8") as stream:
+            yield from _parse_lines(_bounded_lines(stream, limit, f"{path}"), f"{path}")
+    except OSError as err:
+        raise JsonFileError(f"{path}", f": cannot be read ({err.strerror})") from None
+    except UnicodeDecodeError:
+        raise JsonFileError(f"{path}", " is not a UTF-8 text file") from None
+
+
+def _bounded_lines(stream: TextIO, limit: int, where: str) -> Iterator[str]:
+    """The lines of ``stream``; a JsonFileError for one longer than ``limit`` characters."""
+    for number, line in enumerate(iter(functools.partial(stream.readline, limit + 1), ""), start=1):
+        if len(line.rstrip("\n")) > limit:
+            raise JsonFileError(f"{where}:{number}", f": a line of more than {limit:,} characters: not kdenv's")
+        yield line
 
 
 def read_jsonl(path: str | os.PathLike, on_cut_tail: Callable[[Path], None] | None = None) -> Iterator[Any]:

@@ -95,7 +95,8 @@ def forfeited(record: dict, game: Game) -> list[int]:
         where = f"forfeits[{i}]"
         if not isinstance(entry, dict):
             raise RecordError(f"{where} must be an object (seat, reason, move, error), not {entry!r}")
-        seat, move = entry.get("seat"), entry.get("move")
+        seat: Any = entry.get("seat")
+        move: Any = entry.get("move")
         if not (is_integer(seat) and 0 <= seat < game.num_players) or seat in seats:
             raise RecordError(f"{where}.seat must be a seat of the game that has not forfeited yet, not {seat!r}")
         if entry.get("reason") not in FORFEIT_REASONS:

@@ -55,5 +55,7 @@ def run(args: argparse.Namespace) -> int:
     for algorithm in summary["algorithms"]:
         e = summary["by_task"]["all tasks"]["iqm"][algorithm]
         print(f"{algorithm}: IQM win rate {e['value']:.1%} [95% CI {e['ci'][0]:.1%}, {e['ci'][1]:.1%}]")
+    for gap in summary["missing"]:  # runs left out, or cut at the last step that all reached
+        print(f"missing: {gap}")
     print(f"wrote {folder}/summary.json, {folder}/ALGORITHMS.md and its pictures")
     return 0

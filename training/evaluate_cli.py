@@ -78,18 +78,18 @@ def run(args: argparse.Namespace) -> int:
 
 def _evaluate(args: argparse.Namespace) -> int:
     from training.arena.evaluation import (
+        check_comparable,
         compare,
         comparison_line,
         default_out,
         evaluation_tournament,
         finish,
-        read,
     )
     from training.tournament_cli import announce, forfeit_lines
 
     protocol = get_protocol(args.protocol)
     if args.compare:
-        read(args.compare)  # a bad file is refused before any game is played
+        check_comparable(args.compare, protocol, args.seed)  # a bad file or other deals: before any game is played
     out = Path(args.out) if args.out else default_out(protocol, args.spec)
     limit = getattr(args, "move_limit", protocol.move_limit)
     with evaluation_tournament(protocol, args.spec, args.games, args.seed, out, limit) as tournament:
@@ -101,12 +101,12 @@ def _evaluate(args: argparse.Namespace) -> int:
             raise
         evaluation = finish(tournament, protocol, args.spec, out)
         forfeits = forfeit_lines(tournament, str(out))
+    print(evaluation.line())  # first: a comparison refused after the games leaves the line to cite said
+    for line in forfeits:
+        print(line)
     if args.compare:
         comparison = compare(out, args.compare)
         write_atomically(out / "comparison.json", json.dumps(comparison, indent=2) + "\n")
         print(comparison_line(comparison))
-    print(evaluation.line())
-    for line in forfeits:
-        print(line)
     print(f"wrote {out}/evaluation.json")
     return 0

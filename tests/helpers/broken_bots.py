@@ -72,4 +72,3 @@ class Illegal(RandomPlayer):
     def act(self, view):
         legal = set(view.legal_actions())
         return next(a for a in range(329) if a not in legal)
-

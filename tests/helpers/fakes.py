@@ -51,9 +51,9 @@ class DiesOptions:
 
 
 class DiesOnce(Player):
-    """Kills its own process (SIGKILL) at its first move: with ``path``, once (while that file does not exist, creating it
-    first), a worker lost once whose game must be played again; without, in every game with an even seed (as
-    CrashPlayer raises), a worker lost at every try. Plays randomly otherwise."""
+    """Kills its own process (SIGKILL) at its first move: with ``path``, once (while that file does not exist,
+    creating it first), a worker lost once whose game must be played again; without, in every game with an even
+    seed (as CrashPlayer raises), a worker lost at every try. Plays randomly otherwise."""
 
     Options = DiesOptions
 

@@ -10,7 +10,8 @@ import pytest
 from kdenv.errors import KingdominoError
 from kdenv.game import Game
 from kdenv.rules import Rules
-from training.arena.schedule import SEATINGS, Schedule, ScheduleError
+from training.arena import schedule as schedule_module
+from training.arena.schedule import SEATINGS, Schedule, ScheduledGame, ScheduleError
 
 
 def schedule(num_agents: int, players: int, games: int = 1, rules: Rules | None = None) -> Schedule:
@@ -84,8 +85,8 @@ def test_schedules_of_distinct_agents_are_those_of_before(num_agents, players, d
 
 def test_a_longer_tournament_extends_a_shorter_one():
     short, long = schedule(4, 4, games=8), schedule(4, 4, games=30)
-    assert long.games()[: short.total] == short.games()
-    assert long.games(start=10) == long.games()[10:]
+    assert list(long.games())[: short.total] == list(short.games())
+    assert list(long.games(start=10)) == list(long.games())[10:]
     assert len({g.play_seed for g in long.games()}) == long.total
 
 
@@ -125,3 +126,26 @@ def test_a_negative_or_non_integer_seed_is_one_line(seed):
 def test_a_numpy_seed_schedules_what_the_int_schedules():
     numpy_seeded = Schedule(tuple(f"agent{i}" for i in range(3)), 3, Rules(), np.int64(3), 1)
     assert type(numpy_seeded.seed) is int and numpy_seeded.games() == schedule(3, 3).games()
+
+
+@pytest.mark.parametrize(
+    ("games", "seed", "message"),
+    [
+        (0, 3, "the number of games must be from 1 to 10,000,000, not 0"),
+        (10**12, 3, "the number of games must be from 1 to 10,000,000, not 1000000000000"),
+        (10, 2**32, "the seed must be from 0 to 4,294,967,295, not 4294967296"),
+    ],
+)
+def test_games_and_seeds_out_of_bounds_are_one_line_errors(games, seed, message):
+    with pytest.raises(ScheduleError, match=message):
+        Schedule(("a", "b"), 2, Rules(), seed, games)
+
+
+def test_a_schedule_of_the_most_games_makes_only_the_games_asked_for(monkeypatch):
+    """Nothing is listed whole: the schedule makes a ScheduledGame when a game is asked for, by its id."""
+    made = []
+    monkeypatch.setattr(schedule_module, "ScheduledGame", lambda *fields: made.append(fields) or ScheduledGame(*fields))
+    s = Schedule(("a", "b", "c"), 2, Rules(), 2**32 - 1, 10_000_000)
+    games = s.games(start=s.total - 7, done={s.total - 1})
+    assert [g.game_id for g in games] == list(range(s.total - 7, s.total - 1)) and len(made) == 6
+    assert s.game(s.total - 1).deal == s.deals - 1 and len(made) == 7

@@ -1,6 +1,7 @@
 """Tournaments end to end: records that re-play, duplicate deals, resume, crash isolation, ratings, bad input."""
 
 import json
+import re
 import warnings
 from collections import Counter, defaultdict
 
@@ -10,7 +11,9 @@ from agents.registry import PlayerSpecError
 from kdenv.replay import read_records, replay_record
 from kdenv.rules import Rules
 from tests.helpers.interrupts import InterruptAfter
+from training.arena import schedule
 from training.arena.report import _wrapped, plot
+from training.arena.schedule import ScheduledGame
 from training.arena.tournament import Tournament, TournamentError, run_tournament
 from training.backends.local import InProcess, Processes
 
@@ -62,7 +65,7 @@ def test_resume_after_an_interruption_plays_each_game_once(tmp_path):
     assert lines[:10] == first_lines and len(lines) == 24
     assert sorted(json.loads(line)["tournament"]["game_id"] for line in lines) == list(range(24))
     again.close()  # frees the folder's lock for the next one
-    assert Tournament(**settings).pending == []  # a third run has nothing left to play
+    assert list(Tournament(**settings).pending) == []  # a third run has nothing left to play
 
 
 def test_resume_in_worker_processes(tmp_path):
@@ -201,7 +204,7 @@ def test_a_refused_run_writes_nothing_so_the_right_command_still_resumes(tmp_pat
         Tournament(["random", "fg"], players=2, games=4, out=first)
     assert not (first / "tournament.json").exists()
     again = Tournament(["random", "gprd"], players=2, games=4, out=first)
-    assert len(again.records) == 4 and not again.pending
+    assert len(again.records) == 4 and not list(again.pending)
 
 
 @pytest.mark.parametrize(
@@ -218,10 +221,19 @@ def test_a_line_that_is_no_game_record_is_a_one_line_error_and_changes_nothing(t
     assert "\n" not in str(info.value) and games.read_bytes() == before
 
 
-def test_settings_that_are_no_object_are_a_one_line_error(tmp_path):
-    (tmp_path / "tournament.json").write_text("[1, 2]\n")
-    with pytest.raises(TournamentError, match="holds no tournament's settings"):
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("[1, 2]\n", "holds no tournament's settings"),
+        ("[" * 100_000, "JSON nested too deeply to read; delete it or use another --out"),
+        ("{" + " " * 10**6 + "}", "holds more than 1,000,000 characters: not a file kdenv wrote; delete it"),
+    ],
+)
+def test_settings_that_are_no_object_are_a_one_line_error(tmp_path, text, message):
+    (tmp_path / "tournament.json").write_text(text)
+    with pytest.raises(TournamentError, match=re.escape(message)) as info:
         Tournament(["random", "gprd"], players=2, games=2, out=tmp_path)
+    assert "\n" not in str(info.value) and (tmp_path / "tournament.json").read_text() == text
 
 
 def test_a_folder_of_the_older_schedule_resumes_unless_a_spec_repeats(tmp_path):
@@ -243,3 +255,18 @@ def test_a_folder_of_the_older_schedule_resumes_unless_a_spec_repeats(tmp_path):
     with pytest.raises(TournamentError, match=r"older kdenv \(schedule 1\).*use another --out") as info:
         Tournament(["random", "gprd", "gprd"], players=3, games=3, out=repeated)
     assert "\n" not in str(info.value) and "schedule" not in json.loads((repeated / "tournament.json").read_text())
+
+
+def test_a_tournament_of_a_million_games_starts_its_first_game_at_once(tmp_path, monkeypatch):
+    """No list of the scheduled games: none is made to open the folder, and one a game as they are played."""
+    made = []
+    monkeypatch.setattr(schedule, "ScheduledGame", lambda *fields: made.append(fields) or ScheduledGame(*fields))
+    tournament = Tournament(["random", "gprd"], players=2, games=1_000_000, out=tmp_path)
+    assert made == [] and tournament.schedule.total == 1_000_000
+    with pytest.raises(KeyboardInterrupt):
+        tournament.run(workers=1, progress=False, on_outcome=InterruptAfter(3))
+    tournament.close()
+    assert len(made) == 3 and len((tmp_path / "games.jsonl").read_text().splitlines()) == 3
+    again = Tournament(["random", "gprd"], players=2, games=1_000_000, out=tmp_path)
+    assert len(again.records) == 3 and len(made) == 6  # each finished game checked against its scheduled one
+    assert next(again.pending).game_id == 3 and len(made) == 7

@@ -5,6 +5,7 @@ seeds, and one-line errors for a bad grid."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -69,14 +70,37 @@ def test_the_same_seeds_give_the_same_summary(interrupted_then_resumed, tmp_path
     [
         ("stepz=3", "unknown config key 'stepz'"),
         ("tasks=[study]", "unknown protocol 'study'"),
-        ("points=0", "'points' must be positive"),
+        ("points=0", "'points' must be from 1 to 1,000, got 0"),
+        ("points=100000000", "'points' must be from 1 to 1,000, got 100000000"),
+        ("games=1000000000000", "'games' must be from 1 to 10,000,000, got 1000000000000"),
+        ("steps=1.0e+20", "'steps' must be from 1 to 10,000,000,000, got 1e+20"),
+        ("seeds=[0, -1]", "'seeds[1]' must be from 0 to 4,294,967,295, got -1"),
+        ("seeds=[]", "'seeds': List should have at least 1 item"),
+        (f"seeds={list(range(1001))}", "'seeds': List should have at most 1000 items after validation, not 1001, got"),
         ("algorithms=[configs/nope.yaml]", "config file 'configs/nope.yaml' not found"),
     ],
 )
 def test_a_bad_grid_is_one_line_before_any_training(setting, message, tmp_path, capsys):
     assert kdenv(TINY, "--set", setting, "--out", str(tmp_path / "never")) == 2
     err = capsys.readouterr().err
-    assert message in err and err.count("\n") == 1 and not (tmp_path / "never").exists()
+    assert message in err and err.count("\n") == 1 and len(err) < 300 and not (tmp_path / "never").exists()
+
+
+@pytest.mark.parametrize(
+    ("key", "message"),
+    [
+        ("budget: ppo.total_timestep", "unknown config key 'ppo.total_timestep'"),
+        ("opponents: ppo.opponentz", "unknown config key 'ppo.opponentz'"),
+        ("opponents: ppo.n_steps", "config key 'ppo.n_steps': expected int, got ['fg']"),
+    ],
+)
+def test_an_entry_s_bad_budget_or_opponents_key_is_told_at_load(key, message, tmp_path, capsys):
+    """The entry's config is checked as each task's last point sets it, before any run (not when it starts)."""
+    entry = tmp_path / "entry.yaml"
+    entry.write_text((Path(TINY).parent / "ppo.yaml").read_text().replace("budget: ppo.total_timesteps", key))
+    assert kdenv(TINY, "--set", f"algorithms=[{entry}]", "--out", str(tmp_path / "never")) == 2
+    err = capsys.readouterr().err
+    assert f"{entry} on vs-fg-2p: {message}" in err and err.count("\n") == 1 and not (tmp_path / "never").exists()
 
 
 def test_the_shipped_grid_and_its_entries_load():
@@ -96,3 +120,14 @@ def test_an_entry_counting_games_gets_the_learner_s_decisions_of_the_table():
     exit_ = load_entry("configs/benchmark/exit.yaml")
     assert exit_.steps_per(2, 24) == 64 * 48 // 2 and exit_.steps_per(4, 48) == 64 * 96 // 4
     assert load_entry("configs/benchmark/rllib_vs_fg.yaml").steps_per(4, 48) == 4000
+
+
+@pytest.mark.parametrize(
+    ("text", "message"), [("[" * 100_000, "JSON nested too deeply to read"), ("{", "not valid JSON")]
+)
+def test_a_bad_benchmark_json_in_the_folder_is_one_line_and_kept(text, message, tmp_path, capsys):
+    (tmp_path / "benchmark.json").write_text(text)
+    assert kdenv(TINY, "--out", str(tmp_path)) == 2
+    err = capsys.readouterr().err
+    assert f"{tmp_path / 'benchmark.json'}: {message}" in err and err.count("\n") == 1
+    assert (tmp_path / "benchmark.json").read_text() == text and not (tmp_path / "training").exists()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import tracemalloc
 
 import numpy as np
 import pytest
@@ -76,3 +77,106 @@ def test_a_bootstrap_seed_that_numpy_refuses_is_one_line_and_writes_nothing(fold
     assert main(["benchmark", "--summarize", str(copied), "--seed", seed]) == 2
     assert capsys.readouterr().err == f"kdenv benchmark: error: seed must be an integer 0..4294967295, not {seed}\n"
     assert not (copied / "summary.json").exists()
+
+
+def placed(source, root, algorithm, task, seed, step):
+    """``source``'s evaluation.json copied to its place in ``root`` as one of ``task`` (the figures as they are)."""
+    data = json.loads((source / "evaluation.json").read_text())
+    out = root / algorithm / task / f"seed-{seed}" / f"step-{step}"
+    out.mkdir(parents=True)
+    (out / "evaluation.json").write_text(json.dumps({**data, "protocol": task}))
+
+
+@pytest.fixture
+def two_tasks(folder, tmp_path):
+    """The folder's runs on vs-fg-2p, and on study-4p too: every seed of gprd, only seed 0 of random at step 0
+    (a grid interrupted there)."""
+    root = tmp_path / "grid"
+    shutil.copytree(folder, root, ignore=shutil.ignore_patterns("summary.json", "*.md", "*.png"))
+    for seed in range(3):
+        for step in (0, 100):
+            placed(folder / "gprd" / "vs-fg-2p" / f"seed-{seed}" / f"step-{step}", root, "gprd", "study-4p", seed, step)
+    placed(folder / "random" / "vs-fg-2p" / "seed-0" / "step-0", root, "random", "study-4p", 0, 0)
+    return root
+
+
+def summarized(root, capsys) -> tuple[dict, list[str]]:
+    assert main(["benchmark", "--summarize", str(root)]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    return json.loads((root / "summary.json").read_text()), [line for line in printed if line.startswith("missing:")]
+
+
+def test_an_interrupted_grid_summarizes_the_step_every_run_reached_and_says_what_is_missing(two_tasks, capsys):
+    summary, missing = summarized(two_tasks, capsys)
+    assert summary["tasks"] == ["study-4p", "vs-fg-2p"] and summary["step"] == 0
+    assert summary["by_task"]["study-4p"]["runs"] == {"gprd": 3, "random": 1}
+    assert missing == ["missing: random on study-4p (no seed reached step 100)"]
+    assert "- missing: random on study-4p (no seed reached step 100)" in (two_tasks / "ALGORITHMS.md").read_text()
+
+
+def test_algorithms_of_other_tasks_and_seeds_stopped_early_are_left_out_and_said(two_tasks, capsys):
+    shutil.rmtree(two_tasks / "random" / "study-4p")
+    shutil.rmtree(two_tasks / "random" / "vs-fg-2p" / "seed-2" / "step-100")
+    shutil.rmtree(two_tasks / "gprd" / "vs-fg-2p" / "seed-1")
+    summary, missing = summarized(two_tasks, capsys)
+    assert summary["tasks"] == ["vs-fg-2p"] and summary["step"] == 100
+    assert summary["by_task"]["vs-fg-2p"]["runs"] == {"gprd": 2, "random": 2}
+    assert missing == [
+        "missing: random on study-4p (no evaluation)",
+        "missing: gprd on vs-fg-2p, seed 1 (no evaluation)",
+        "missing: random on vs-fg-2p, seed 2 (stopped at step 0)",
+    ]
+
+
+def test_algorithms_that_share_no_task_are_one_line(two_tasks, capsys):
+    shutil.rmtree(two_tasks / "random" / "study-4p")
+    shutil.rmtree(two_tasks / "gprd" / "vs-fg-2p")
+    assert main(["benchmark", "--summarize", str(two_tasks)]) == 2
+    err = capsys.readouterr().err
+    said = "no task has evaluations of every algorithm; missing: random on study-4p (no evaluation); gprd on vs-fg-2p"
+    assert err.count("\n") == 1 and said in err
+    assert not (two_tasks / "summary.json").exists()
+
+
+@pytest.mark.parametrize(
+    ("win_rate", "message"),
+    [
+        ("NaN", "'win_rate' input should be a finite number, got nan"),
+        ("7", "'win_rate' must be in [0, 1], got 7"),
+        ("Infinity", "'win_rate' input should be a finite number, got inf"),
+        ("1e400", "'win_rate' input should be a finite number, got inf"),
+        ('"0.5"', "'win_rate' input should be a valid number, got '0.5'"),
+        ("null", "'win_rate' input should be a valid number, got None"),
+    ],
+)
+def test_a_win_rate_that_is_no_share_is_refused_naming_the_file_and_the_summary_kept(
+    two_tasks, capsys, win_rate, message
+):
+    (two_tasks / "summary.json").write_text('{"written": "before"}\n')
+    file = two_tasks / "random" / "vs-fg-2p" / "seed-1" / "step-100" / "evaluation.json"
+    text = file.read_text()
+    file.write_text(text.replace(f'"win_rate": {json.loads(text)["win_rate"]}', f'"win_rate": {win_rate}'))
+    assert main(["benchmark", "--summarize", str(two_tasks)]) == 2
+    err = capsys.readouterr().err
+    assert f"{file}: {message}" in err and err.count("\n") == 1 and "Traceback" not in err
+    assert (two_tasks / "summary.json").read_text() == '{"written": "before"}\n'
+
+
+def test_a_huge_evaluation_is_refused_having_read_only_its_limit(two_tasks, capsys):
+    file = two_tasks / "gprd" / "study-4p" / "seed-0" / "step-0" / "evaluation.json"
+    with open(file, "r+b") as stream:
+        stream.truncate(2**30)  # 1 GB: zeros after the file's own text (a sparse file, no disk taken)
+    tracemalloc.start()
+    try:
+        assert main(["benchmark", "--summarize", str(two_tasks)]) == 2
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    err = capsys.readouterr().err
+    assert f"{file} holds more than 1,000,000 characters" in err and err.count("\n") == 1 and peak < 200 * 2**20
+
+
+def test_runs_with_no_evaluation_by_the_step_all_reached_are_one_line():
+    points = [Point("x", "t", 0, 200, 0.5), Point("y", "t", 0, 100, 0.5)]
+    with pytest.raises(BenchmarkError, match="x on t has no evaluation at or before step 100, the last that all"):
+        summarize(points)

@@ -4,12 +4,16 @@ comparison, the leaderboard and the one-line errors."""
 from __future__ import annotations
 
 import json
+import math
+import shutil
+import tracemalloc
 
 import pytest
 
 from training.arena import leaderboard
 from training.arena.evaluation import FORMAT, EvaluationError, compare, evaluate, read
 from training.arena.protocols import PROTOCOLS
+from training.arena.tournament import Tournament
 from training.cli import main
 
 KEYS = {"protocol", "protocol_version", "spec", "games", "win_rate", "win_rate_ci", "margin", "margin_ci"}
@@ -83,6 +87,8 @@ def test_a_comparison_of_two_protocols_is_refused_in_one_line(tmp_path):
         ((), "give the SPEC to evaluate"),
         (("nobody", "--protocol", "vs-fg-2p"), "nobody"),
         (("fg", "--workers", "0"), "--workers must be at least 1, not 0"),
+        (("fg", "--games", "1000000000000"), "the number of games must be from 1 to 10,000,000, not 1000000000000"),
+        (("fg", "--seed", "-1"), "the seed must be from 0 to 4,294,967,295, not -1"),
     ],
 )
 def test_bad_input_is_one_line(argv, message, capsys, tmp_path, monkeypatch):
@@ -90,6 +96,128 @@ def test_bad_input_is_one_line(argv, message, capsys, tmp_path, monkeypatch):
     assert kdenv(*argv) == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1 and "Traceback" not in err
+    assert not (tmp_path / "runs").exists()
+
+
+def test_a_million_games_print_their_first_game_at_once(tmp_path, capsys, monkeypatch):
+    """The schedule is made a game at a time: the first game of a million is played, and saved, at once."""
+    accept = Tournament._accept
+
+    def stop_after_the_first(self, outcome, bar):
+        accept(self, outcome, bar)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(Tournament, "_accept", stop_after_the_first)
+    out = tmp_path / "million"
+    assert kdenv("random", "--protocol", "vs-fg-2p", "--games", "1000000", "--workers", "1", "--out", str(out)) == 130
+    printed = capsys.readouterr().out
+    assert "= 1000000 games of 2 players" in printed and f"1 games saved in {out}/games.jsonl" in printed
+    assert len((out / "games.jsonl").read_text().splitlines()) == 1
+
+
+@pytest.fixture(scope="module")
+def other(tmp_path_factory):
+    """An evaluation of random on vs-fg-2p, 8 games on 4 deals, to compare with."""
+    out = tmp_path_factory.mktemp("other") / "random"
+    evaluate("random", "vs-fg-2p", games=8, out=out, workers=1)
+    return out
+
+
+def edited(other, tmp_path, evaluation=None, lines=None):
+    """A copy of ``other`` whose evaluation.json is ``evaluation(data)``'s text and games.jsonl ``lines(lines)``."""
+    folder = tmp_path / "edited"
+    shutil.copytree(other, folder)
+    if evaluation is not None:
+        data = json.loads((folder / "evaluation.json").read_text())
+        (folder / "evaluation.json").write_text(evaluation(data))
+    if lines is not None:
+        records = [json.loads(line) for line in (folder / "games.jsonl").read_text().splitlines()]
+        (folder / "games.jsonl").write_text("".join(f"{line}\n" for line in lines(records)))
+    return folder
+
+
+def changed(key, value):
+    return lambda data: json.dumps({**data, key: value})
+
+
+def without(key):
+    return lambda data: json.dumps({k: v for k, v in data.items() if k != key})
+
+
+def first_score(value):
+    return lambda records: [json.dumps({**records[0], "final": {**records[0]["final"], "scores": [value, 0]}})]
+
+
+DEEP = "[" * 100_000 + "]" * 100_000
+
+
+@pytest.mark.parametrize(
+    ("evaluation", "lines", "message"),
+    [
+        (without("protocol"), None, "evaluation.json: 'protocol' field required"),
+        (without("seed"), None, "evaluation.json: 'seed' field required"),
+        (without("spec"), None, "evaluation.json: 'spec' field required"),
+        (changed("win_rate", math.nan), None, "evaluation.json: 'win_rate' input should be a finite number, got nan"),
+        (changed("win_rate", 7), None, "evaluation.json: 'win_rate' must be in [0, 1], got 7"),
+        (changed("seed", "0"), None, "evaluation.json: 'seed' input should be a valid integer, got '0'"),
+        (changed("seed", 10**30), None, "evaluation.json: 'seed' must be from 0 to 4,294,967,295"),
+        (lambda data: DEEP, None, "evaluation.json: JSON nested too deeply to read"),
+        (lambda data: "1" * 5000, None, "evaluation.json: not valid JSON (Exceeds the limit (4300 digits)"),
+        (changed("seed", 1), None, "has seed 1 where this run has 0; a paired comparison needs the same protocol"),
+        (changed("protocol", "study-4p"), None, "has protocol 'study-4p' where this run has 'vs-fg-2p'"),
+        (changed("protocol_version", 2), None, "has protocol_version 2 where this run has 1"),
+        (None, lambda records: [*map(json.dumps, records), '{"x":1}'], "games.jsonl:9: 'agents' field required"),
+        (None, lambda records: [DEEP], "games.jsonl:1: JSON nested too deeply to read"),
+        (None, first_score(math.nan), "games.jsonl:1: 'final.scores[0]' input should be a valid integer, got nan"),
+        (None, first_score(10**100), "games.jsonl:1: 'final.scores[0]' must be at most 10000"),
+        (None, lambda records: [], "games.jsonl holds no game of 'random': nothing to compare"),
+    ],
+)
+def test_a_file_to_compare_is_checked_before_any_game(other, tmp_path, capsys, evaluation, lines, message):
+    """A hand-edited evaluation.json or games.jsonl, or an evaluation of other deals: one line naming the file (and
+    line) and the field, before any game is played."""
+    folder = edited(other, tmp_path, evaluation, lines)
+    out = tmp_path / "never"
+    assert kdenv("gprd", "--protocol", "vs-fg-2p", "--games", "8", "--compare", str(folder), "--out", str(out)) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1 and "Traceback" not in err
+    assert not out.exists()
+
+
+@pytest.mark.parametrize(("games", "first", "deals"), [("2", 0, 1), ("4", 2, 0)])
+def test_too_few_common_deals_are_one_line_after_the_games_and_keep_the_evaluation(
+    other, tmp_path, capsys, games, first, deals
+):
+    """Fewer than two common deals (the other's from deal ``first`` on) give no interval: refused (exit 2), the
+    evaluation written and its line said."""
+    folder = edited(
+        other, tmp_path, lines=lambda records: [json.dumps(r) for r in records if r["tournament"]["deal"] >= first]
+    )
+    out = tmp_path / "gprd"
+    argv = ("gprd", "--protocol", "vs-fg-2p", "--games", games, "--workers", "1", "--compare", str(folder))
+    assert kdenv(*argv, "--out", str(out)) == 2
+    captured = capsys.readouterr()
+    assert f"cannot compare: {out} and {folder} share {deals} deal(s) of their games" in captured.err
+    assert captured.err.count("\n") == 1 and "gprd on vs-fg-2p v1" in captured.out
+    assert json.loads((out / "evaluation.json").read_text())["games"] == int(games)
+
+
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [("evaluation.json", "holds more than 1,000,000 characters"), ("games.jsonl", "line of more than 10,000,000")],
+)
+def test_a_huge_file_to_compare_is_refused_having_read_only_its_limit(other, tmp_path, capsys, name, message):
+    folder = edited(other, tmp_path)
+    with open(folder / name, "r+b") as stream:
+        stream.truncate(2**30)  # 1 GB: zeros after the file's own text (a sparse file, no disk taken)
+    tracemalloc.start()
+    try:
+        assert kdenv("gprd", "--protocol", "vs-fg-2p", "--compare", str(folder), "--out", str(tmp_path / "never")) == 2
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1 and peak < 200 * 2**20
 
 
 @pytest.mark.parametrize("content", [None, b"\x00\x01binary", b'{"format": "something else"}'])

@@ -13,17 +13,24 @@ import os
 from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal, get_args
 
+from pydantic import BaseModel, Field
+
+from agents.options import Bound, shown
 from kdenv.errors import KingdominoError
-from kdenv.files import read_jsonl, write_atomically
+from kdenv.files import JsonFileError, read_json, write_atomically
+from training.arena.contents import READ_BACK, ContentError, checked
 from training.arena.paired import by_deal, difference
 from training.arena.protocols import Protocol, get_protocol
+from training.arena.schedule import GAMES, SEED
 from training.arena.stats import AgentResult
 from training.arena.tournament import Tournament
 
-FORMAT = "kdenv-evaluation/1"
+Format = Literal["kdenv-evaluation/1"]
+FORMAT: str = get_args(Format)[0]
 FILE = "evaluation.json"
+MIN_DEALS = 2  # common deals a paired comparison needs: its interval has deals - 1 degrees of freedom
 
 
 class EvaluationError(KingdominoError):
@@ -93,6 +100,20 @@ class Evaluation:
         )
 
 
+class EvaluationFile(BaseModel):
+    """What :func:`read` takes of an ``evaluation.json``: the keys that a comparison and a summary read."""
+
+    model_config = READ_BACK
+    format: Format
+    protocol: str
+    protocol_version: Annotated[int, Bound(1, least=True)]
+    spec: str = Field(min_length=1)
+    seed: Annotated[int, SEED]
+    games: Annotated[int, GAMES]
+    deals: Annotated[int, GAMES]
+    win_rate: Annotated[float, Bound(least=True, high=1, says="must be in [0, 1]")]
+
+
 def default_out(protocol: Protocol, spec: str) -> Path:
     """``runs/evaluate/PROTOCOL-vN/SPEC`` (the spec made a file name)."""
     name = spec.replace(os.sep, "_").replace(":", "_").replace("=", "-").replace(",", "_")
@@ -120,39 +141,66 @@ def finish(tournament: Tournament, protocol: Protocol, spec: str, out: Path) -> 
     return evaluation
 
 
-def read(path: str | os.PathLike) -> dict:
-    """An ``evaluation.json`` (or the folder that holds one); a one-line error for anything else."""
+def located(path: str | os.PathLike) -> Path:
+    """The ``evaluation.json`` that ``path`` names: the file, or the one in the folder."""
     path = Path(path)
-    if path.is_dir():
-        path = path / FILE
+    return path / FILE if path.is_dir() else path
+
+
+def read(path: str | os.PathLike) -> EvaluationFile:
+    """An ``evaluation.json`` (or the folder that holds one), checked; a one-line error for anything else."""
+    file = located(path)
+    if not file.exists():
+        raise EvaluationError(f"{file} does not exist; give an evaluation.json that kdenv evaluate wrote")
     try:
-        data = json.loads(path.read_text())
-    except FileNotFoundError:
-        raise EvaluationError(f"{path} does not exist; give an evaluation.json that kdenv evaluate wrote") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise EvaluationError(
-            f"{path} is not an evaluation.json ({type(err).__name__}); give one that kdenv evaluate wrote"
-        ) from None
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise EvaluationError(
-            f"{path} is not an evaluation.json of format {FORMAT}; give one that kdenv evaluate wrote"
-        )
-    data["path"] = str(path)
-    return data
+        return checked(EvaluationFile, read_json(file), str(file))
+    except (JsonFileError, ContentError) as err:
+        raise EvaluationError(f"{err}; give an evaluation.json that kdenv evaluate wrote") from None
 
 
-def compare(ours: Path, theirs: str | os.PathLike) -> dict:
+def check_comparable(theirs: str | os.PathLike, protocol: Protocol, seed: int) -> None:
+    """Refuse, before any game is played, an evaluation to compare with that is not of ``protocol`` (its version
+    too) and ``seed``, or whose ``games.jsonl`` holds no game of its spec."""
+    other = read(theirs)
+    _same_deals(other, located(theirs), protocol.name, protocol.version, seed)
+    _deals(theirs, other)
+
+
+def compare(ours: str | os.PathLike, theirs: str | os.PathLike) -> dict:
     """The paired difference (ours - theirs) in win rate and margin over the deals both evaluations played, from
-    their ``games.jsonl``; a one-line error when they are not of the same protocol, version and seed."""
+    their ``games.jsonl``; a one-line error when they are not of the same protocol, version and seed, or share fewer
+    than :data:`MIN_DEALS` deals."""
     a, b = read(ours), read(theirs)
-    for key in ("protocol", "protocol_version", "seed"):
-        if a[key] != b[key]:
+    _same_deals(b, located(theirs), a.protocol, a.protocol_version, a.seed)
+    paired = difference(_deals(ours, a), _deals(theirs, b))
+    if paired["deals"] < MIN_DEALS:
+        raise EvaluationError(
+            f"cannot compare: {located(ours).parent} and {located(theirs).parent} share {paired['deals']} deal(s) "
+            f"of their games; a paired comparison needs at least {MIN_DEALS} (play more --games)"
+        )
+    return {"protocol": a.protocol, "ours": a.spec, "theirs": b.spec, **paired}
+
+
+def _same_deals(theirs: EvaluationFile, file: Path, protocol: str, version: int, seed: int) -> None:
+    """A one-line error unless ``theirs`` (read from ``file``) played the deals of ``protocol``, ``version`` and
+    ``seed``."""
+    for key, here in (("protocol", protocol), ("protocol_version", version), ("seed", seed)):
+        there = getattr(theirs, key)
+        if there != here:
             raise EvaluationError(
-                f"cannot compare: {b['path']} has {key} {b[key]!r} where this run has {a[key]!r}; "
+                f"cannot compare: {file} has {key} {shown(there)} where this run has {here!r}; "
                 "a paired comparison needs the same protocol, version and seed (the same deals)"
             )
-    per_deal = [by_deal(read_jsonl(Path(e["path"]).parent / "games.jsonl"), e["spec"]) for e in (a, b)]
-    return {"protocol": a["protocol"], "ours": a["spec"], "theirs": b["spec"], **difference(*per_deal)}
+
+
+def _deals(path: str | os.PathLike, evaluation: EvaluationFile) -> dict[int, tuple[float, float]]:
+    """The evaluated spec's figures by deal (:func:`~training.arena.paired.by_deal`) from the ``games.jsonl`` beside
+    the evaluation at ``path``; a one-line error where it holds no game of that spec."""
+    games = located(path).parent / "games.jsonl"
+    per_deal = by_deal(games, evaluation.spec)
+    if not per_deal:
+        raise EvaluationError(f"{games} holds no game of {shown(evaluation.spec)}: nothing to compare")
+    return per_deal
 
 
 def comparison_line(c: dict) -> str:

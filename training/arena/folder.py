@@ -10,13 +10,13 @@ tournament is refused. The directory is locked (``DIR/.lock``) while it is open:
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
-from kdenv.files import FolderLock, JsonFileError, append_jsonl, read_jsonl, write_atomically
+from kdenv.files import FolderLock, JsonFileError, append_jsonl, read_json, read_jsonl, write_atomically
 from kdenv.replay import append_record
 from training.arena.errors import TournamentError
-from training.arena.schedule import ScheduledGame
+from training.arena.schedule import Schedule
 
 SAME = ("format", "agents", "players", "rules", "seed")  # the settings a resumed tournament keeps (not "games")
 
@@ -25,9 +25,9 @@ class TournamentFolder:
     """The open output directory of one tournament, locked; ``finished`` holds the summaries of its games
     (:func:`summary`) by game id, ``notes`` what is worth telling the user (a truncated last line dropped)."""
 
-    def __init__(self, path: Path, settings: dict, games: Iterable[ScheduledGame]) -> None:
+    def __init__(self, path: Path, settings: dict, schedule: Schedule) -> None:
         """Lock ``path`` (a second process on it is a one-line error), then create it or resume from it: check
-        its settings against ``settings`` and its games against the scheduled ``games``, then write the settings."""
+        its settings against ``settings`` and its games against ``schedule``'s, then write the settings."""
         self.path = path
         self.finished: dict[int, dict] = {}
         self.notes: list[str] = []
@@ -38,7 +38,7 @@ class TournamentFolder:
         except OSError as err:
             raise TournamentError(f"cannot write the tournament to {path}: {err.strerror or err}") from None
         try:
-            self._resume(settings, games)
+            self._resume(settings, schedule)
         except BaseException:
             self.close()
             raise
@@ -57,31 +57,28 @@ class TournamentFolder:
         append_jsonl(self.path / "errors.jsonl", error)
         return self.path / "errors.jsonl"
 
-    def _resume(self, settings: dict, games: Iterable[ScheduledGame]) -> None:
+    def _resume(self, settings: dict, schedule: Schedule) -> None:
         """Take the finished games of the directory; refuse one that holds another tournament."""
         out = self.path
         path = out / "tournament.json"
         try:
-            old = json.loads(path.read_text()) if path.exists() else None
-        except OSError as err:
-            raise TournamentError(f"cannot read the tournament in {out}: {err.strerror or err}") from None
-        except json.JSONDecodeError:
-            raise TournamentError(f"{path} is not valid JSON; delete it or use another --out") from None
+            old = read_json(path) if path.exists() else None
+        except JsonFileError as err:
+            raise TournamentError(f"{err}; delete it or use another --out") from None
         if old is not None and not isinstance(old, dict):
             raise TournamentError(f"{path} holds no tournament's settings; delete it or use another --out")
         if old is not None:
             self._check_same(old, settings)
             self._check_schedule(old, settings)
-        self._read_finished(games)  # every check before anything is written
+        self._read_finished(schedule)  # every check before anything is written
         try:
             out.mkdir(parents=True, exist_ok=True)
             write_atomically(path, json.dumps(settings, indent=1) + "\n")
         except OSError as err:
             raise TournamentError(f"cannot write the tournament to {out}: {err.strerror or err}") from None
 
-    def _read_finished(self, games: Iterable[ScheduledGame]) -> None:
+    def _read_finished(self, schedule: Schedule) -> None:
         """Take the finished games of games.jsonl; a game of another tournament there is an error."""
-        scheduled = {g.game_id: g for g in games}
         for record in self._finished_records(self.path / "games.jsonl"):
             tournament = record.get("tournament") if isinstance(record, dict) else None
             if not isinstance(tournament, dict) or type(tournament.get("game_id")) is not int:
@@ -89,9 +86,10 @@ class TournamentFolder:
                     f"{self.path / 'games.jsonl'} holds a line that is no tournament game's record; use another "
                     "--out, or delete that line to resume"
                 )
-            game = scheduled.get(tournament["game_id"])
-            if game is None:  # beyond a shorter --games than before: kept in the file, left out of the results
+            game_id = tournament["game_id"]
+            if not 0 <= game_id < schedule.total:  # beyond a shorter --games than before: kept, left out of the results
                 continue
+            game = schedule.game(game_id)
             finished = "final" in record and "placings" in record["tournament"]
             if not finished or record.get("agents") != list(game.agents) or record.get("seed") != game.deal_seed:
                 raise TournamentError(

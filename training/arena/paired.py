@@ -4,20 +4,71 @@ margins with 95% t intervals, the deal as the unit (the luck of a deal, shared b
 from __future__ import annotations
 
 import math
+import os
 from collections import defaultdict
-from collections.abc import Iterable
+from typing import Annotated
 
+from pydantic import BaseModel, model_validator
+from pydantic_core import PydanticCustomError
+
+from agents.options import Bound
+from kdenv.files import stream_jsonl
+from training.arena.contents import READ_BACK, checked
 from training.arena.stats import clustered_mean, seat_outcome, standings, t95
 
+# a kingdom's score: far above any (kdenv.kingdom.max_score: 312 at 7x7, then bonuses), so the margins stay finite
+Score = Annotated[int, Bound(least=True, high=10_000)]
 
-def by_deal(records: Iterable[dict], spec: str) -> dict[int, tuple[float, float]]:
-    """Deal -> (mean win share, mean margin) of ``spec``'s seats over that deal's games in tournament ``records``."""
+
+class Final(BaseModel):
+    model_config = READ_BACK
+    scores: list[Score]  # by seat
+    winners: list[int]  # seats
+
+
+class Place(BaseModel):
+    model_config = READ_BACK
+    deal: Annotated[int, Bound(least=True)]
+    placings: list[Annotated[float, Bound(least=True, high=3)]] = []  # by seat, 0 first: whom a forfeit puts last
+
+
+class Forfeited(BaseModel):
+    model_config = READ_BACK
+    seat: Annotated[int, Bound(least=True, high=3)]
+
+
+class GameLine(BaseModel):
+    """What :func:`by_deal` reads of a line of a tournament's ``games.jsonl``: the seats' agents, their final scores
+    and winners, the game's deal, and its forfeits with the placings that put them last."""
+
+    model_config = READ_BACK
+    agents: list[str]
+    final: Final
+    tournament: Place
+    forfeits: list[Forfeited] = []  # the seats that broke the game: last, with a score of 0 (stats.standings)
+
+    @model_validator(mode="after")
+    def _seats(self) -> GameLine:
+        seats = range(len(self.agents))
+        if len(self.final.scores) != len(seats) or not self.final.winners or set(self.final.winners) - set(seats):
+            raise PydanticCustomError("seats", "final.scores and final.winners do not match the seats of agents")
+        if self.forfeits and (
+            len(self.tournament.placings) != len(seats) or {f.seat for f in self.forfeits} - set(seats)
+        ):
+            raise PydanticCustomError("seats", "forfeits and tournament.placings do not match the seats of agents")
+        return self
+
+
+def by_deal(games: str | os.PathLike, spec: str) -> dict[int, tuple[float, float]]:
+    """Deal -> (mean win share, mean margin) of ``spec``'s seats over that deal's games in a tournament's
+    ``games.jsonl``, read a line at a time, each line checked (a one-line error names it)."""
     seats: dict[int, list[tuple[float, int]]] = defaultdict(list)
-    for record in records:
-        scores, winners = standings(record)
-        for seat, agent in enumerate(record["agents"]):
+    for where, value in stream_jsonl(games):
+        game = checked(GameLine, value, where)
+        scores, winners = standings(game.model_dump())
+        for seat, agent in enumerate(game.agents):
             if agent == spec:
-                seats[record["tournament"]["deal"]].append(seat_outcome(scores, winners, seat))
+                seats[game.tournament.deal].append(seat_outcome(scores, winners, seat))
     return {
         deal: (sum(w for w, _ in outcomes) / len(outcomes), sum(m for _, m in outcomes) / len(outcomes))
         for deal, outcomes in sorted(seats.items())

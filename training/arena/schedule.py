@@ -24,9 +24,11 @@ then seatings, so a longer tournament with the same settings extends a shorter o
 from __future__ import annotations
 
 import itertools
+from collections.abc import Container, Iterator
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 
+from agents.options import Bound
 from kdenv.checks import integer
 from kdenv.errors import KingdominoError
 from kdenv.game import Game
@@ -38,6 +40,10 @@ SEATINGS: dict[int, tuple[tuple[int, ...], ...]] = {
     3: tuple(itertools.permutations(range(3))),
     4: ((0, 1, 2, 3), (3, 2, 1, 0), (1, 0, 3, 2), (2, 3, 0, 1)),
 }
+# the most games a tournament schedules (an evaluation, a benchmark grid's point): months of play on a machine
+GAMES = Bound(high=10_000_000, says="must be from 1 to 10,000,000")
+# a tournament's seed (a benchmark grid's too): what every generator takes, numpy's legacy seeding and torch's too
+SEED = Bound(least=True, high=2**32 - 1, says="must be from 0 to 4,294,967,295")
 
 
 class ScheduleError(KingdominoError):
@@ -59,7 +65,7 @@ class ScheduledGame:
 
 @dataclass(frozen=True)
 class Schedule:
-    """The balanced schedule of a tournament; ``games()`` lists its games in game-id order."""
+    """The balanced schedule of a tournament; ``games()`` gives its games in game-id order, one at a time."""
 
     agents: tuple[str, ...]
     players: int
@@ -76,8 +82,10 @@ class Schedule:
                 f"{self.players}-player tables need at least {self.players} agents, got {len(self.agents)}; "
                 f"list a spec more than once to seat it more than once (e.g. --agents random fg fg fg)"
             )
-        if self.requested < 1:
-            raise ScheduleError(f"the number of games must be at least 1, not {self.requested}")
+        for what, value, bound in (("the number of games", self.requested, GAMES), ("the seed", self.seed, SEED)):
+            why = bound.refuses(value)
+            if why:
+                raise ScheduleError(f"{what} {why}, not {value}")
 
     @cached_property
     def tables(self) -> tuple[tuple[int, ...], ...]:
@@ -114,24 +122,25 @@ class Schedule:
         """The seed of deal ``d``: ``Game(players, rules, seed)`` deals the same deck and king order each time."""
         return self.seed * 1_000_000 + d
 
-    def games(self, start: int = 0) -> list[ScheduledGame]:
-        """The scheduled games with ids from ``start`` up to ``total``."""
-        out = []
-        for d in range(start // self.round_size, self.deals):
-            deal_seed = self.deal_seed(d)
-            king_order = Game(self.players, self.rules, deal_seed).king_order
-            seats_by_draw = list(dict.fromkeys(king_order))  # seats ranked by their first king
-            game_id = d * self.round_size
-            for t, table in enumerate(self.tables):
-                for k in self.seatings[t]:
-                    if game_id >= start:
-                        agents: list[str] = [""] * self.players
-                        for member, rank in zip(table, SEATINGS[self.players][k], strict=True):
-                            agents[seats_by_draw[rank]] = self.agents[member]
-                        play_seed = self.seed * 1_000_000_007 + game_id
-                        out.append(ScheduledGame(game_id, d, t, k, tuple(agents), deal_seed, play_seed))
-                    game_id += 1
-        return out
+    @cached_property
+    def slots(self) -> tuple[tuple[int, int], ...]:
+        """(table, seating) of each game of a round, in game-id order."""
+        return tuple((t, k) for t in range(len(self.tables)) for k in self.seatings[t])
+
+    def game(self, game_id: int) -> ScheduledGame:
+        """The scheduled game ``game_id`` (0 to ``total - 1``), made alone: a schedule is never listed whole."""
+        d, (t, k) = game_id // self.round_size, self.slots[game_id % self.round_size]
+        seats_by_draw = _seats_by_draw(self.players, self.rules, self.deal_seed(d))
+        agents: list[str] = [""] * self.players
+        for member, rank in zip(self.tables[t], SEATINGS[self.players][k], strict=True):
+            agents[seats_by_draw[rank]] = self.agents[member]
+        play_seed = self.seed * 1_000_000_007 + game_id
+        return ScheduledGame(game_id, d, t, k, tuple(agents), self.deal_seed(d), play_seed)
+
+    def games(self, start: int = 0, done: Container[int] = ()) -> Iterator[ScheduledGame]:
+        """The scheduled games with ids from ``start`` up to ``total`` but those in ``done``, in game-id order,
+        each made when it is asked for: the first game of a million starts at once."""
+        return (self.game(game_id) for game_id in range(start, self.total) if game_id not in done)
 
     def describe(self) -> str:
         """One line: tables, seatings, deals and games."""
@@ -142,3 +151,9 @@ class Schedule:
             else f"{len(self.tables)} tables with {self.round_size} distinct seatings in all"
         )
         return f"{tables} x {self.deals} deal(s) = {self.total} games of {self.players} players"
+
+
+@lru_cache(maxsize=64)  # the games of a deal are asked for together: its deal is shuffled once
+def _seats_by_draw(players: int, rules: Rules, deal_seed: int) -> tuple[int, ...]:
+    """The seats of the deal seeded ``deal_seed`` ranked by their first king in its king order."""
+    return tuple(dict.fromkeys(Game(players, rules, deal_seed).king_order))

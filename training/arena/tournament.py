@@ -30,7 +30,7 @@ Objects play in this process only; a player of one's own named by a ``MODULE:ATT
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import closing
 from pathlib import Path
 
@@ -105,7 +105,7 @@ class Tournament:
         self.schedule = Schedule(names, players, rules or Rules(), seed, games)
         check_agents(names, players, self.schedule.rules, self.objects)
         self.forfeits: list[tuple[ScheduledGame, Forfeit]] = []  # the forfeits of this run's games
-        self.folder = TournamentFolder(Path(out), self.settings, self.schedule.games()) if out is not None else None
+        self.folder = TournamentFolder(Path(out), self.settings, self.schedule) if out is not None else None
         self.records: dict[int, dict] = {}  # game id -> the finished game's record, less its moves (summary)
         self.notes: list[str] = []  # things worth telling the user (a truncated last line dropped)
         if self.folder is not None:
@@ -126,9 +126,9 @@ class Tournament:
         }
 
     @property
-    def pending(self) -> list[ScheduledGame]:
-        """Scheduled games not finished yet, in game-id order."""
-        return [g for g in self.schedule.games() if g.game_id not in self.records]
+    def pending(self) -> Iterator[ScheduledGame]:
+        """Scheduled games not finished yet, in game-id order, each made as it is asked for."""
+        return self.schedule.games(done=self.records)
 
     def close(self) -> None:
         """Free the output directory's lock (the end of the process frees it too)."""
@@ -162,7 +162,7 @@ class Tournament:
         if self.objects and backend == "local" and workers is None:
             workers = 1  # player objects are in this process only
         if not isinstance(backend, Backend):
-            backend = games_backend(backend, workers, address, len(pending))
+            backend = games_backend(backend, workers, address, self.schedule.total - len(self.records))
         if self.objects and not backend.here:
             names = ", ".join(self.objects)
             raise TournamentError(

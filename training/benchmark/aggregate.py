@@ -3,15 +3,17 @@ NeurIPS 2021, through its ``rliable`` library), from a folder of ``kdenv evaluat
 
 The folder holds one ``evaluation.json`` per algorithm, task (a protocol), seed and step, at
 ``DIR/ALGORITHM/TASK/seed-S/step-N/evaluation.json`` (what ``kdenv benchmark`` writes, or ``kdenv evaluate --out``
-by hand). A run's score on a task is its win rate against the protocol's opponents. For each task, and over the
-tasks, :func:`summarize` gives at the last step every algorithm has reached:
+by hand). A run's score on a task is its win rate against the protocol's opponents. For each task that every
+algorithm was evaluated on, and over those tasks, :func:`summarize` gives at the last step every algorithm has
+reached:
 
 - the interquartile mean (IQM) and the mean over runs, with 95% stratified bootstrap CIs;
 - the IQM at every step (the sample-efficiency curve) with its CI band;
 - the performance profile (the share of runs above each win rate);
 - the probability that each algorithm does better than each other.
 
-The bootstrap is seeded, so the same folder gives the same ``summary.json``.
+The runs that the folder lacks (an interrupted grid, algorithms evaluated on other tasks) are left out and said,
+one line each (:func:`gaps`). The bootstrap is seeded, so the same folder gives the same ``summary.json``.
 """
 
 from __future__ import annotations
@@ -26,11 +28,12 @@ from pathlib import Path
 
 import numpy as np
 
+from agents.options import shown
 from kdenv.checks import integer
 from kdenv.errors import KingdominoError
 from training.arena.evaluation import FILE, read
 
-PLACE = re.compile(r"^seed-(\d+)/step-(\d+)$")
+PLACE = re.compile(r"^seed-(\d{1,10})/step-(\d{1,11})$")  # a grid's seeds and steps (training.benchmark.config)
 REPS = 2000  # bootstrap resamples: the CI bounds move by well under a point of win rate between seeds of it
 THRESHOLDS = np.linspace(0.0, 1.0, 41)  # the win rates of the performance profiles
 
@@ -58,11 +61,16 @@ def collect(folder: Path) -> list[Point]:
         parts = path.relative_to(folder).parts
         place = PLACE.match("/".join(parts[2:4])) if len(parts) == 5 else None
         if place is None:
-            raise BenchmarkError(f"{path} is not at ALGORITHM/TASK/seed-S/step-N/{FILE} under {folder}")
-        data = read(path)
-        if data["protocol"] != parts[1]:
-            raise BenchmarkError(f"{path} evaluates protocol {data['protocol']!r}, not its folder's {parts[1]!r}")
-        points.append(Point(parts[0], parts[1], int(place[1]), int(place[2]), float(data["win_rate"])))
+            raise BenchmarkError(
+                f"{path} is not at ALGORITHM/TASK/seed-S/step-N/{FILE} under {folder} (S and N: whole numbers of at "
+                "most 10 and 11 digits)"
+            )
+        evaluation = read(path)
+        if evaluation.protocol != parts[1]:
+            raise BenchmarkError(
+                f"{path} evaluates protocol {shown(evaluation.protocol)}, not its folder's {parts[1]!r}"
+            )
+        points.append(Point(parts[0], parts[1], int(place[1]), int(place[2]), evaluation.win_rate))
     if not points:
         raise BenchmarkError(f"no {FILE} under {folder}; run kdenv benchmark, or kdenv evaluate --out into it")
     return points
@@ -75,11 +83,10 @@ def summarize(points: list[Point], seed: int = 0) -> dict:
     seed = integer("seed", seed, 0, 2**32 - 1)  # what the bootstrap's RandomState takes
 
     algorithms = sorted({p.algorithm for p in points})
-    tasks = sorted({p.task for p in points})
     scores: dict[tuple[str, str], dict[int, dict[int, float]]] = defaultdict(dict)  # -> step -> {seed: win rate}
     for p in points:
         scores[p.algorithm, p.task].setdefault(p.step, {})[p.seed] = p.win_rate
-    last = min(max(steps) for steps in scores.values())  # the last step every algorithm reached on every task
+    tasks, last = _compared(scores, algorithms)
 
     def matrix(algorithm: str, chosen: list[str], step: int) -> np.ndarray:
         """(runs, tasks) win rates at ``step`` (each run's latest evaluation at or before it)."""
@@ -100,6 +107,7 @@ def summarize(points: list[Point], seed: int = 0) -> dict:
         return np.array([metrics.aggregate_iqm(x), metrics.aggregate_mean(x)])
 
     summary: dict = {"algorithms": algorithms, "tasks": tasks, "step": last, "by_task": {}, "reps": REPS}
+    summary["missing"] = gaps(scores)
     for name, chosen in [*((task, [task]) for task in tasks), ("all tasks", tasks)]:
         final = {a: matrix(a, chosen, last) for a in algorithms}
         points_, cis = interval(final, aggregates)
@@ -122,6 +130,46 @@ def summarize(points: list[Point], seed: int = 0) -> dict:
         }
     summary["thresholds"] = [float(t) for t in THRESHOLDS]
     return summary
+
+
+def _compared(scores: dict[tuple[str, str], dict[int, dict[int, float]]], algorithms: list[str]) -> tuple[list, int]:
+    """The tasks that every algorithm was evaluated on and the last step that every algorithm reached on each of
+    them; a one-line error where there are none (``scores``: as :func:`gaps` takes them)."""
+    tasks = sorted({task for _, task in scores if all((a, task) in scores for a in algorithms)})
+    if not tasks:
+        raise BenchmarkError(f"no task has evaluations of every algorithm; missing: {'; '.join(gaps(scores))}")
+    last = min(max(scores[a, t]) for a in algorithms for t in tasks)
+    for a, t in itertools.product(algorithms, tasks):
+        if min(scores[a, t]) > last:
+            raise BenchmarkError(f"{a} on {t} has no evaluation at or before step {last}, the last that all reached")
+    return tasks, last
+
+
+def gaps(scores: dict[tuple[str, str], dict[int, dict[int, float]]]) -> list[str]:
+    """One line for each run that the folder's others have and that stopped early or is not there: an algorithm
+    with no evaluation on a task, with no seed at the last step of the folder, or a seed of it stopped early or not
+    there (``scores``: (algorithm, task) -> step -> {seed: win rate})."""
+    algorithms, tasks = sorted({a for a, _ in scores}), sorted({t for _, t in scores})
+    end = max(step for by_step in scores.values() for step in by_step)  # where the longest runs stopped
+    lines = []
+    for task in tasks:
+        seeds = sorted({s for (_, t), steps in scores.items() if t == task for runs in steps.values() for s in runs})
+        for a in algorithms:
+            if (a, task) not in scores:
+                lines.append(f"{a} on {task} (no evaluation)")
+                continue
+            reached: dict[int, int] = {}  # seed -> its last step
+            for step, runs in scores[a, task].items():
+                reached.update({s: max(step, reached.get(s, step)) for s in runs})
+            if max(reached.values()) < end:
+                lines.append(f"{a} on {task} (no seed reached step {end})")
+                continue
+            for s in seeds:
+                if s not in reached:
+                    lines.append(f"{a} on {task}, seed {s} (no evaluation)")
+                elif reached[s] < end:
+                    lines.append(f"{a} on {task}, seed {s} (stopped at step {reached[s]})")
+    return lines
 
 
 def _estimate(value: float, ci: np.ndarray) -> dict:

@@ -16,10 +16,12 @@ from dataclasses import field
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
+from annotated_types import Len
 from pydantic.dataclasses import dataclass
 
 from agents.options import Bound
-from training.arena.protocols import get_protocol
+from training.arena.protocols import Protocol, get_protocol
+from training.arena.schedule import GAMES, SEED
 from training.runs.config import POSITIVE, SECTION, ConfigError, Count, FileName, read_yaml, validate
 from training.trainers import check
 
@@ -28,6 +30,9 @@ COMMAND_FIELDS = ("steps", "seed", "players", "rules", "work")  # what a command
 PLAYER_FIELDS = {"config": ("run", "work"), "command": ("work",)}  # and a player's, by how the entry trains
 PLACEHOLDER = re.compile(r"(?<!\$)\{(\w+)\}")  # {name}, not the shell's ${name}
 PER_UNIT = Bound(high=10**9, says="must be a whole number from 1 to 1,000,000,000")
+STEPS = Bound(high=10**10, says="must be from 1 to 10,000,000,000")  # a run's learner steps: years of training
+POINTS = Bound(high=1000, says="must be from 1 to 1,000")  # evaluations of a run
+SEEDS = Len(1, 1000)  # runs of an algorithm on a task
 
 
 def fill(text: str, values: dict[str, object]) -> str:
@@ -65,10 +70,10 @@ class Grid:
     name: FileName = "benchmark"
     algorithms: list[str] = field(default_factory=list)  # entry files (configs/benchmark/*.yaml)
     tasks: list[str] = field(default_factory=lambda: ["vs-fg-2p"])  # kdenv evaluate protocols
-    seeds: list[int] = field(default_factory=lambda: [0, 1, 2, 3, 4])
-    steps: Annotated[Count, POSITIVE] = 200_000  # each run's learner steps
-    points: Annotated[Count, POSITIVE] = 8  # evaluations, evenly spaced, the last at `steps`
-    games: Annotated[Count, POSITIVE] = 200  # evaluation games a point (whole deals, the protocol's seed 0)
+    seeds: Annotated[list[Annotated[Count, SEED]], SEEDS] = field(default_factory=lambda: [0, 1, 2, 3, 4])
+    steps: Annotated[Count, STEPS] = 200_000  # each run's learner steps
+    points: Annotated[Count, POINTS] = 8  # evaluations, evenly spaced, the last at `steps`
+    games: Annotated[Count, GAMES] = 200  # evaluation games a point (whole deals, the protocol's seed 0)
     workers: Annotated[Count, POSITIVE] = 2  # evaluation processes
 
     def at(self) -> list[int]:
@@ -78,10 +83,10 @@ class Grid:
 
 def load_grid(path: str | Path, overrides: list[str] | None = None) -> tuple[Grid, list[Entry]]:
     """The grid of ``path`` and its entries, checked: known protocols, entries that say how they train, a step
-    budget that every evaluation point can split."""
+    budget that every evaluation point can split, and each entry's training config as its last point of each task
+    sets it (:func:`training_overrides`), so that a bad key is told before any run."""
     grid = validate(read_yaml(path), overrides, Grid)
-    for task in grid.tasks:
-        get_protocol(task)
+    protocols = [get_protocol(task) for task in grid.tasks]
     if not grid.algorithms:
         raise ConfigError(f"config key 'algorithms' of {path} is empty; list entry files (configs/benchmark/)")
     entries = [load_entry(item) for item in grid.algorithms]
@@ -92,12 +97,19 @@ def load_grid(path: str | Path, overrides: list[str] | None = None) -> tuple[Gri
         raise ConfigError(f"config key 'algorithms': an entry is named {TRAINING!r}, the folder of the trainers' runs")
     if grid.steps < grid.points:
         raise ConfigError(f"config key 'steps': {grid.steps} steps cannot be split into {grid.points} points")
+    for item, entry in zip(grid.algorithms, entries, strict=True):
+        for protocol in protocols:
+            if entry.config is not None:
+                try:
+                    check(read_yaml(entry.config), training_overrides(entry, protocol, grid.steps))
+                except ConfigError as err:
+                    raise ConfigError(f"{item} on {protocol.name}: {err}") from None
     return grid, entries
 
 
 def load_entry(path: str) -> Entry:
-    """The entry of ``path``, checked: it trains one way, its ``{name}``s are known, its config loads. Errors name
-    ``path``."""
+    """The entry of ``path``, checked: it trains one way and its ``{name}``s are known (its config is checked with
+    each task's table by :func:`load_grid`). Errors name ``path``."""
     data: Any = read_yaml(path)
     try:
         entry = validate(data, None, Entry)
@@ -113,8 +125,6 @@ def load_entry(path: str) -> Entry:
         )
     _check_placeholders(path, "command", entry.command or "", COMMAND_FIELDS)
     _check_placeholders(path, "player", entry.player, PLAYER_FIELDS[how])
-    if entry.config is not None:
-        check(read_yaml(entry.config), entry.set)  # a missing file or a bad key is told before any run
     return entry
 
 
@@ -127,3 +137,18 @@ def _check_placeholders(path: str, key: str, text: str, known: tuple[str, ...]) 
                 f"{', '.join('{' + k + '}' for k in known)}"
                 + (f" (the shell's own: ${{{name}}})" if key == "command" else "")
             )
+
+
+def budget(entry: Entry, protocol: Protocol, step: int) -> str:
+    """``KEY=UNITS``: the step budget of ``entry``'s run on ``protocol``'s table trained to ``step`` learner steps."""
+    units = max(1, step // entry.steps_per(protocol.players, protocol.rules.setup(protocol.players)[1]))
+    return f"{entry.budget}={units}"
+
+
+def training_overrides(entry: Entry, protocol: Protocol, step: int) -> list[str]:
+    """What ``entry``'s ``kdenv train`` run on ``protocol``'s table, trained to ``step`` learner steps, sets over its
+    config: the entry's own keys, the table, the task's opponents (one a seat) and the step budget."""
+    table = [f"env.num_players={protocol.players}", f'env.rules="{protocol.rule_names}"']
+    if entry.opponents is not None:
+        table.append(f"{entry.opponents}=[{', '.join(protocol.opponents)}]")
+    return [*entry.set, *table, budget(entry, protocol, step)]

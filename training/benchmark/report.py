@@ -71,6 +71,9 @@ def to_markdown(summary: dict, figures: list[str]) -> str:
     """The summary as tables: IQM and mean with CIs per task and over all, and the probabilities of improvement."""
     lines = ["# Learning algorithms", "", f"At step {summary['step']:,} (the last every algorithm reached); "
              f"95% stratified bootstrap CIs ({summary['reps']:,} resamples, rliable).", ""]  # fmt: skip
+    if summary["missing"]:
+        lines += ["Left out, or cut at that step (the folder lacks them):", ""]
+        lines += [f"- missing: {gap}" for gap in summary["missing"]] + [""]
     for task, data in summary["by_task"].items():
         lines += [f"## {task}", "", "| algorithm | runs | IQM win rate | mean win rate |", "|---|---|---|---|"]
         for a in summary["algorithms"]:

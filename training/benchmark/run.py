@@ -13,19 +13,21 @@ so a command that outlives a ``kill -9`` of the grid is told by the resume, in o
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import os
 import shlex
 import signal
 import subprocess
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
-from kdenv.files import FolderLock, FolderLockedError, make_folder, write_atomically
+from kdenv.files import FolderLock, FolderLockedError, make_folder, read_json, write_atomically
 from training.arena.evaluation import FILE, evaluate
 from training.arena.protocols import Protocol, get_protocol
 from training.benchmark.aggregate import BenchmarkError, write_summary
-from training.benchmark.config import COMMAND_FIELDS, TRAINING, Entry, Grid, fill
+from training.benchmark.config import COMMAND_FIELDS, TRAINING, Entry, Grid, budget, fill, training_overrides
 from training.progress import ProgressBar
 from training.runs.config import read_yaml
 from training.trainers import backend_of, train
@@ -39,10 +41,10 @@ def run_grid(grid: Grid, entries: list[Entry], out: Path, progress: bool = True)
     lock = FolderLock(out, "benchmark folder")
     try:
         _check_same(out, grid, entries)
-        todo = [(e, t, s, step) for e in entries for t in grid.tasks for s in grid.seeds for step in grid.at()]
-        done = sum(_evaluated(out, e, t, s, step) for e, t, s, step in todo)
-        with ProgressBar("benchmark (evaluations)", len(todo), done, enabled=progress, stderr=True) as bar:
-            for entry, task, seed, step in todo:
+        points = len(entries) * len(grid.tasks) * len(grid.seeds) * grid.points
+        done = sum(_evaluated(out, *point) for point in _points(grid, entries))
+        with ProgressBar("benchmark (evaluations)", points, done, enabled=progress, stderr=True) as bar:
+            for entry, task, seed, step in _points(grid, entries):
                 if _evaluated(out, entry, task, seed, step):
                     continue
                 protocol = get_protocol(task)
@@ -53,6 +55,12 @@ def run_grid(grid: Grid, entries: list[Entry], out: Path, progress: bool = True)
         return write_summary(out)
     finally:
         lock.release()
+
+
+def _points(grid: Grid, entries: list[Entry]) -> Iterator[tuple[Entry, str, int, int]]:
+    """(entry, task, seed, step) of every evaluation point of the grid, in the order they are trained, one at a
+    time."""
+    return itertools.product(entries, grid.tasks, grid.seeds, grid.at())
 
 
 def _point(out: Path, entry: Entry, task: str, seed: int, step: int) -> Path:
@@ -68,7 +76,7 @@ def _check_same(out: Path, grid: Grid, entries: list[Entry]) -> None:
     settings = {"grid": dict(vars(grid)), "entries": [dict(vars(e)) for e in entries]}
     path = out / "benchmark.json"
     if path.exists():
-        old = json.loads(path.read_text())
+        old = read_json(path)
         if old != json.loads(json.dumps(settings)):
             raise BenchmarkError(f"{out} holds another grid's runs; use another --out, or delete it to start again")
     write_atomically(path, json.dumps(settings, indent=1) + "\n")
@@ -85,18 +93,14 @@ def _train_to(entry: Entry, protocol: Protocol, seed: int, step: int, work: Path
         if returncode:
             raise BenchmarkError(f"the command of {entry.name} failed (exit {returncode}): {command}")
         return fill(entry.player, {"work": work})
-    units = max(1, step // entry.steps_per(protocol.players, protocol.rules.setup(protocol.players)[1]))
     runs = sorted(work.glob("run-*"))
     if runs:
-        run = train(backend_of(None, str(runs[-1])), None, [f"{entry.budget}={units}"], str(runs[-1]))
+        run = train(backend_of(None, str(runs[-1])), None, [budget(entry, protocol, step)], str(runs[-1]))
     else:
         assert entry.config is not None  # an entry has a config or a command (load_entry)
         data = read_yaml(entry.config)
-        table = [f"env.num_players={protocol.players}", f'env.rules="{protocol.rule_names}"']
-        if entry.opponents is not None:
-            table.append(f"{entry.opponents}=[{', '.join(protocol.opponents)}]")
-        where = [f"seed={seed}", f"runs_dir={work}", "name=run", f"{entry.budget}={units}"]
-        run = train(backend_of(data, None), data, [*entry.set, *table, *where], None)
+        where = [f"seed={seed}", f"runs_dir={work}", "name=run"]
+        run = train(backend_of(data, None), data, [*training_overrides(entry, protocol, step), *where], None)
     return fill(entry.player, {"run": run, "work": work})
 
 

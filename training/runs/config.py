@@ -23,7 +23,7 @@ from pydantic import AfterValidator, BeforeValidator, ConfigDict, Strict, TypeAd
 from pydantic.dataclasses import dataclass
 from pydantic_core import PydanticCustomError
 
-from agents.options import OUT_OF_BOUND, Bound
+from agents.options import OUT_OF_BOUND, Bound, dotted, shown
 from kdenv.errors import KingdominoError
 from kdenv.rules import Rules
 from kdenv.table import Reward
@@ -99,26 +99,18 @@ def _one_line(error: Any, config: type) -> ConfigError:
     loc = tuple(error["loc"])
     if loc[-1:] == ("[key]",):  # a bad key of a mapping: named by the mapping
         loc = loc[:-2]
-    key, kind, value = _dotted(loc), error["type"], error["input"]
+    key, kind, value = dotted(loc), error["type"], shown(error["input"])
     if kind in ("extra_forbidden", "unexpected_keyword_argument"):
         return ConfigError(f"unknown config key {key!r}; known keys here: {', '.join(_known_keys(loc[:-1], config))}")
     if kind == OUT_OF_BOUND:
-        return ConfigError(f"config key {key!r} {error['msg']}, got {value!r}")
+        return ConfigError(f"config key {key!r} {error['msg']}, got {value}")
     if kind == "literal_error":
         choices = ", ".join(map(str, typing.get_args(_type_at(loc, config))))
-        return ConfigError(f"config key {key!r}: {value!r} is not one of {choices}")
+        return ConfigError(f"config key {key!r}: {value} is not one of {choices}")
     where = key or "the top level"
     if kind in _EXPECTED:
-        return ConfigError(f"config key {where!r}: expected {_EXPECTED[kind]}, got {value!r}")
-    return ConfigError(f"config key {where!r}: {error['msg']}, got {value!r}")
-
-
-def _dotted(loc: tuple) -> str:
-    """``("curriculum", 0, "opponents")`` -> ``curriculum[0].opponents``."""
-    text = ""
-    for part in loc:
-        text += f"[{part}]" if isinstance(part, int) else f".{part}" if text else str(part)
-    return text
+        return ConfigError(f"config key {where!r}: expected {_EXPECTED[kind]}, got {value}")
+    return ConfigError(f"config key {where!r}: {error['msg']}, got {value}")
 
 
 def _known_keys(loc: tuple, kind: Any) -> list[str]:
