@@ -25,21 +25,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
                         help="override a key of the grid, e.g. --set steps=20000 (repeatable)")  # fmt: skip
     parser.add_argument("--seed", type=int, default=0, help="seeds the bootstrap (default 0)")
+    parser.add_argument("--metric", default="normalized", metavar="NAME",
+                        help="what a run scores: normalized (random 0, fg 1; the default) or win_rate")  # fmt: skip
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
 def run(args: argparse.Namespace) -> int:
-    from training.benchmark.aggregate import write_summary
+    from training.benchmark.aggregate import METRICS, write_summary
+    from training.benchmark.report import headline
 
     if (args.config is None) == (args.summarize is None):
         raise KingdominoError("give a grid CONFIG to run, or --summarize DIR (one of them)")
+    if args.metric not in METRICS:
+        raise KingdominoError(f"--metric {args.metric!r}: choose {' or '.join(METRICS)}")
     if args.summarize is not None:
         folder = Path(args.summarize)
         if not folder.is_dir():
             raise KingdominoError(
                 f"{folder} is not a folder of evaluations (ALGORITHM/TASK/seed-S/step-N/evaluation.json)"
             )
-        summary = write_summary(folder, args.seed)
+        summary = write_summary(folder, args.seed, args.metric)
     else:
         from training.benchmark.config import load_grid
         from training.benchmark.run import run_grid
@@ -48,13 +53,12 @@ def run(args: argparse.Namespace) -> int:
         grid, entries = load_grid(args.config, args.overrides)
         folder = Path(args.out) if args.out else Path("runs") / "benchmark" / grid.name
         try:
-            summary = run_grid(grid, entries, folder, not args.no_progress)
+            summary = run_grid(grid, entries, folder, not args.no_progress, args.metric)
         except Interrupted:  # a trainer stopped by the signal, its checkpoint written
             print(f"kdenv benchmark: stopped; the same command resumes the grid in {folder}", file=sys.stderr)
             return 130
     for algorithm in summary["algorithms"]:
-        e = summary["by_task"]["all tasks"]["iqm"][algorithm]
-        print(f"{algorithm}: IQM win rate {e['value']:.1%} [95% CI {e['ci'][0]:.1%}, {e['ci'][1]:.1%}]")
+        print(headline(summary, algorithm))
     for gap in summary["missing"]:  # runs left out, or cut at the last step that all reached
         print(f"missing: {gap}")
     print(f"wrote {folder}/summary.json, {folder}/ALGORITHMS.md and its pictures")

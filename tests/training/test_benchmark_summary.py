@@ -31,7 +31,7 @@ def folder(tmp_path_factory):
 
 def test_a_hand_made_folder_summarizes_the_same_every_time(folder, capsys):
     assert main(["benchmark", "--summarize", str(folder)]) == 0
-    assert "gprd: IQM win rate" in capsys.readouterr().out
+    assert "gprd: IQM normalized score" in capsys.readouterr().out
     first = (folder / "summary.json").read_text()
     for name in ("ALGORITHMS.md", "aggregates.png", "curves.png", "profiles.png", "improvement.png"):
         assert (folder / name).stat().st_size > 0
@@ -42,12 +42,16 @@ def test_a_hand_made_folder_summarizes_the_same_every_time(folder, capsys):
     assert set(summary["by_task"]["all tasks"]["probability_of_improvement"]) == {"gprd > random", "random > gprd"}
 
 
-def test_the_figures_are_rliable_s_on_known_scores():
-    """IQM of 8 runs is the mean of the middle 4; the probability that x beats y is the share of pairs it wins."""
+@pytest.mark.parametrize("metric", ["normalized", "win_rate"])
+def test_the_figures_are_rliable_s_on_known_scores(metric):
+    """IQM of 8 runs is the mean of the middle 4; the probability that x beats y is the share of pairs it wins; the
+    other metric beside it."""
     rates = [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 1.0]
-    points = [Point("x", "t", s, 10, r) for s, r in enumerate(rates)]
-    points += [Point("y", "t", s, 10, 0.25) for s in range(8)]
-    summary = summarize(points)["by_task"]["t"]
+    points = [Point("x", "t", s, 10, r, r, 1) for s, r in enumerate(rates)]
+    points += [Point("y", "t", s, 10, 0.25, 0.25, 0) for s in range(8)]
+    summary = summarize(points, metric=metric)["by_task"]["t"]
+    beside = summary["win_rate" if metric == "normalized" else "normalized"]
+    assert beside["iqm"]["x"]["value"] == pytest.approx(np.mean(rates[2:6])) and summary["forfeits"]["x"] == 8
     assert summary["iqm"]["x"]["value"] == pytest.approx(np.mean(rates[2:6]))
     assert summary["mean"]["x"]["value"] == pytest.approx(np.mean(rates))
     assert summary["probability_of_improvement"]["x > y"]["value"] == pytest.approx(5 / 8)
@@ -177,6 +181,6 @@ def test_a_huge_evaluation_is_refused_having_read_only_its_limit(two_tasks, caps
 
 
 def test_runs_with_no_evaluation_by_the_step_all_reached_are_one_line():
-    points = [Point("x", "t", 0, 200, 0.5), Point("y", "t", 0, 100, 0.5)]
+    points = [Point("x", "t", 0, 200, 0.5, 0.5, 0), Point("y", "t", 0, 100, 0.5, 0.5, 0)]
     with pytest.raises(BenchmarkError, match="x on t has no evaluation at or before step 100, the last that all"):
         summarize(points)

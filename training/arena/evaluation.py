@@ -21,7 +21,7 @@ from agents.options import Bound, shown
 from kdenv.errors import KingdominoError
 from kdenv.files import JsonFileError, read_json, write_atomically
 from training.arena.contents import READ_BACK, ContentError, checked
-from training.arena.paired import by_deal, difference
+from training.arena.paired import SCORES, by_deal, difference
 from training.arena.protocols import Protocol, get_protocol
 from training.arena.schedule import GAMES, SEED
 from training.arena.stats import AgentResult
@@ -100,6 +100,13 @@ class Evaluation:
         )
 
 
+class Forfeits(BaseModel):
+    """An ``evaluation.json``'s count of the games its agent forfeited (and, by reason, how)."""
+
+    model_config = READ_BACK
+    games: Annotated[int, Bound(least=True, high=GAMES.high)] = 0
+
+
 class EvaluationFile(BaseModel):
     """What :func:`read` takes of an ``evaluation.json``: the keys that a comparison and a summary read."""
 
@@ -112,6 +119,8 @@ class EvaluationFile(BaseModel):
     games: Annotated[int, GAMES]
     deals: Annotated[int, GAMES]
     win_rate: Annotated[float, Bound(least=True, high=1, says="must be in [0, 1]")]
+    margin: Annotated[float, Bound(-SCORES, least=True, high=SCORES)]  # a mean: within a score's bounds
+    forfeits: Forfeits = Forfeits()  # an evaluation from before forfeits counted none
 
 
 def default_out(protocol: Protocol, spec: str) -> Path:

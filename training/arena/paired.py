@@ -17,7 +17,8 @@ from training.arena.contents import READ_BACK, checked
 from training.arena.stats import clustered_mean, seat_outcome, standings, t95
 
 # a kingdom's score: far above any (kdenv.kingdom.max_score: 312 at 7x7, then bonuses), so the margins stay finite
-Score = Annotated[int, Bound(least=True, high=10_000)]
+SCORES = 10_000
+Score = Annotated[int, Bound(least=True, high=SCORES)]
 
 
 class Final(BaseModel):

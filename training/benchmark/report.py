@@ -7,6 +7,13 @@ from pathlib import Path
 from training.arena.report import write_png
 
 FIGURES = ("aggregates", "curves", "profiles", "improvement")
+NAMES = {"normalized": "normalized score", "win_rate": "win rate"}  # a metric in words
+FORMS = {"normalized": ".2f", "win_rate": ".1%"}  # and its figures
+
+
+def named(metric: str) -> str:
+    """``metric`` in words, with its scale: "normalized score (random 0, fg 1)", "win rate"."""
+    return NAMES[metric] + (" (random 0, fg 1)" if metric == "normalized" else "")
 
 
 def plot(summary: dict, folder: Path) -> list[str]:
@@ -18,14 +25,15 @@ def plot(summary: dict, folder: Path) -> list[str]:
     import matplotlib.pyplot as plt
 
     data, algorithms = summary["by_task"]["all tasks"], summary["algorithms"]
-    names = [f"{name}.png" for name in FIGURES]
+    names, metric = [f"{name}.png" for name in FIGURES], NAMES[summary["metric"]]
+    span = (summary["thresholds"][0], summary["thresholds"][-1])
     fig, axes = plt.subplots(1, 2, figsize=(9, 0.6 * len(algorithms) + 1.5), sharey=True, constrained_layout=True)
     for ax, key in zip(axes, ("iqm", "mean"), strict=True):
         for y, a in enumerate(algorithms):
             e = data[key][a]
             ax.errorbar(e["value"], y, xerr=[[e["value"] - e["ci"][0]], [e["ci"][1] - e["value"]]], fmt="o", capsize=3)
-        ax.set_title(f"{key.upper() if key == 'iqm' else 'mean'} win rate (95% CI)")
-        ax.set_xlim(0, 1)
+        ax.set_title(f"{key.upper() if key == 'iqm' else 'mean'} {metric} (95% CI)")
+        ax.set_xlim(*span)
     axes[0].set_yticks(range(len(algorithms)), algorithms)
     _save(fig, folder / names[0])
     fig, ax = plt.subplots(figsize=(6, 4), constrained_layout=True)
@@ -36,14 +44,17 @@ def plot(summary: dict, folder: Path) -> list[str]:
         low, high = ([data["curve"][a][s]["ci"][k] for s in steps] for k in (0, 1))
         ax.fill_between(x, low, high, alpha=0.2)
     ax.set_xlabel("learner steps")
-    ax.set_ylabel("IQM win rate")
+    ax.set_ylabel(f"IQM {named(summary['metric'])}")
+    if summary["metric"] == "normalized":  # the anchors: random's level and fg's
+        for level in (0, 1):
+            ax.axhline(level, linestyle=":", color="grey")
     ax.legend()
     _save(fig, folder / names[1])
     fig, ax = plt.subplots(figsize=(6, 4), constrained_layout=True)
     for a in algorithms:
         ax.plot(summary["thresholds"], data["profile"][a], label=a)
-    ax.set_xlabel("win rate τ")
-    ax.set_ylabel("share of runs with win rate > τ")
+    ax.set_xlabel(f"{metric} τ")
+    ax.set_ylabel(f"share of runs with {metric} > τ")
     ax.legend()
     _save(fig, folder / names[2])
     pairs = list(data["probability_of_improvement"])
@@ -69,16 +80,21 @@ def _save(fig, path: Path) -> None:
 
 def to_markdown(summary: dict, figures: list[str]) -> str:
     """The summary as tables: IQM and mean with CIs per task and over all, and the probabilities of improvement."""
-    lines = ["# Learning algorithms", "", f"At step {summary['step']:,} (the last every algorithm reached); "
-             f"95% stratified bootstrap CIs ({summary['reps']:,} resamples, rliable).", ""]  # fmt: skip
+    metric, beside = summary["metric"], summary["beside"]
+    lines = ["# Learning algorithms", "", f"At step {summary['step']:,} (the last every algorithm reached), by "
+             f"{named(metric)}, {NAMES[beside]} beside it; 95% stratified bootstrap CIs ({summary['reps']:,} "
+             "resamples, rliable). Forfeits: evaluation games the runs forfeited at that step (each its loss).",
+             ""]  # fmt: skip
     if summary["missing"]:
         lines += ["Left out, or cut at that step (the folder lacks them):", ""]
         lines += [f"- missing: {gap}" for gap in summary["missing"]] + [""]
     for task, data in summary["by_task"].items():
-        lines += [f"## {task}", "", "| algorithm | runs | IQM win rate | mean win rate |", "|---|---|---|---|"]
+        head = f"| algorithm | runs | IQM {NAMES[metric]} | mean {NAMES[metric]} | IQM {NAMES[beside]} | forfeits |"
+        lines += [f"## {task}", "", head, "|---|---|---|---|---|---|"]
         for a in summary["algorithms"]:
-            iqm, mean = data["iqm"][a], data["mean"][a]
-            lines.append(f"| {a} | {data['runs'][a]} | {_text(iqm)} | {_text(mean)} |")
+            cells = [_text(data["iqm"][a], FORMS[metric]), _text(data["mean"][a], FORMS[metric])]
+            cells += [_text(data[beside]["iqm"][a], FORMS[beside]), str(data["forfeits"][a])]
+            lines.append(f"| {a} | {data['runs'][a]} | " + " | ".join(cells) + " |")
         if data["probability_of_improvement"]:
             lines += ["", "| X > Y | P(X > Y) |", "|---|---|"]
             lines += [f"| {pair} | {_text(e, '.2f')} |" for pair, e in data["probability_of_improvement"].items()]
@@ -87,6 +103,18 @@ def to_markdown(summary: dict, figures: list[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _text(estimate: dict, form: str = ".1%") -> str:
+def headline(summary: dict, algorithm: str) -> str:
+    """``algorithm``'s line over all tasks: its IQM by the summary's metric and by the one beside it, with CIs, and
+    its forfeits."""
+    data = summary["by_task"]["all tasks"]
+    metric, beside = summary["metric"], summary["beside"]
+    return (
+        f"{algorithm}: IQM {NAMES[metric]} {_text(data['iqm'][algorithm], FORMS[metric])}, "
+        f"IQM {NAMES[beside]} {_text(data[beside]['iqm'][algorithm], FORMS[beside])}, "
+        f"{data['forfeits'][algorithm]} forfeits (95% CIs)"
+    )
+
+
+def _text(estimate: dict, form: str) -> str:
     low, high = estimate["ci"]
     return f"{estimate['value']:{form}} [{low:{form}}, {high:{form}}]"

@@ -26,7 +26,7 @@ from pathlib import Path
 from kdenv.files import FolderLock, FolderLockedError, make_folder, read_json, write_atomically
 from training.arena.evaluation import FILE, evaluate
 from training.arena.protocols import Protocol, get_protocol
-from training.benchmark.aggregate import BenchmarkError, write_summary
+from training.benchmark.aggregate import METRICS, BenchmarkError, write_summary
 from training.benchmark.config import COMMAND_FIELDS, TRAINING, Entry, Grid, budget, fill, training_overrides
 from training.progress import ProgressBar
 from training.runs.config import read_yaml
@@ -35,8 +35,9 @@ from training.trainers import backend_of, train
 GRACE = 10.0  # seconds a command's processes have to end on SIGTERM before SIGKILL
 
 
-def run_grid(grid: Grid, entries: list[Entry], out: Path, progress: bool = True) -> dict:
-    """Train and evaluate every point of the grid not evaluated yet in ``out``, then write the summary."""
+def run_grid(grid: Grid, entries: list[Entry], out: Path, progress: bool = True, metric: str = METRICS[0]) -> dict:
+    """Train and evaluate every point of the grid not evaluated yet in ``out``, then write the summary by
+    ``metric``."""
     make_folder(out)
     lock = FolderLock(out, "benchmark folder")
     try:
@@ -52,7 +53,7 @@ def run_grid(grid: Grid, entries: list[Entry], out: Path, progress: bool = True)
                 spec = _train_to(entry, protocol, seed, step, out / TRAINING / entry.name / task / f"seed-{seed}")
                 evaluate(spec, task, grid.games, 0, _point(out, entry, task, seed, step), grid.workers)
                 bar.advance()
-        return write_summary(out)
+        return write_summary(out, metric=metric)
     finally:
         lock.release()
 
