@@ -184,3 +184,22 @@ def test_runs_with_no_evaluation_by_the_step_all_reached_are_one_line():
     points = [Point("x", "t", 0, 200, 0.5, 0.5, 0), Point("y", "t", 0, 100, 0.5, 0.5, 0)]
     with pytest.raises(BenchmarkError, match="x on t has no evaluation at or before step 100, the last that all"):
         summarize(points)
+
+
+def test_marl_eval_json_reads_back_in_marl_eval_s_layout_with_every_game(folder, capsys):
+    """environment -> task -> algorithm -> run -> step, each step its step_count and one value a game; the means
+    are the evaluation's own figures."""
+    assert main(["benchmark", "--summarize", str(folder)]) == 0
+    data = json.loads((folder / "marl_eval.json").read_text())
+    assert list(data) == ["kingdomino"] and list(data["kingdomino"]) == ["vs-fg-2p"]
+    runs = data["kingdomino"]["vs-fg-2p"]
+    assert sorted(runs) == ["gprd", "random"] and sorted(runs["gprd"]) == ["run_0", "run_1", "run_2"]
+    run = runs["gprd"]["run_1"]
+    assert [run[k]["step_count"] for k in ("step_0", "step_1")] == [0, 100]
+    evaluation = json.loads((folder / "gprd" / "vs-fg-2p" / "seed-1" / "step-100" / "evaluation.json").read_text())
+    last = run["step_1"]
+    assert len(last["win_rate"]) == len(last["margin"]) == len(last["normalized"]) == evaluation["games"]
+    assert np.mean(last["win_rate"]) == pytest.approx(evaluation["win_rate"])
+    assert np.mean(last["margin"]) == pytest.approx(evaluation["margin"])
+    assert np.mean(last["normalized"]) == pytest.approx(evaluation["normalized"])
+    assert run["absolute_metrics"] == {k: v for k, v in last.items() if k != "step_count"}

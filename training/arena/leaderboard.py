@@ -91,8 +91,8 @@ def _first_page(cells: dict[tuple[str, str], Evaluation | None], page: Path, see
 
 
 def write_page(cells: dict[tuple[str, str], Evaluation | None], page: Path, seed: int, games: int | None) -> None:
-    """The leaderboard as markdown at ``page`` (and ``page`` .png): win rate with its 95% CI, margin, games; a
-    cell not in ``cells`` is still to come."""
+    """The leaderboard as markdown at ``page`` (and ``page`` .png): normalized score and win rate with their 95%
+    CIs, margin, games; a cell not in ``cells`` is still to come."""
     from training.arena.evaluation import kdenv_version
 
     names = list(PROTOCOLS)
@@ -104,8 +104,10 @@ def write_page(cells: dict[tuple[str, str], Evaluation | None], page: Path, seed
         + (f" --games {games}" if games is not None else "")
         + f" (kdenv {kdenv_version()}, Python {platform.python_version()}).",
         "",
-        "Each cell: the player's win rate (a shared win split) with its 95% CI, clustered by deal; its mean margin",
-        "over the best opponent; and the games. — : the player cannot sit at that table (a network of another).",
+        "Each cell: the player's normalized score (its mean margin over the best opponent between the protocol's",
+        "`random`, 0, and `fg`, 1: above 1 beats `fg`) with its 95% CI; its win rate (a shared win split) with its",
+        "95% CI, clustered by deal; its mean margin; and the games. — : the player cannot sit at that table (a",
+        "network of another).",
         *([TO_COME_NOTE] if any((e.spec, n) not in cells for e in ENTRIES for n in names) else []),
         "Chance: 25% at 4 players, 33% at 3, 50% at 2. Search budgets are counts, so the figures do not depend on",
         "the machine.",
@@ -132,7 +134,9 @@ def _cell(e: Evaluation | None) -> str:
         return "—"
     d = e.to_dict()
     low, high = d["win_rate_ci"]
-    return f"{d['win_rate']:.1%} [{low:.1%}, {high:.1%}], {d['margin']:+.1f}, {e.games} g"
+    n_low, n_high = d["normalized_ci"]
+    normalized = f"**{d['normalized']:.2f}** [{n_low:.2f}, {n_high:.2f}]"
+    return f"{normalized}, {d['win_rate']:.1%} [{low:.1%}, {high:.1%}], {d['margin']:+.1f}, {e.games} g"
 
 
 def _plot(cells: dict[tuple[str, str], Evaluation | None], png: Path) -> None:

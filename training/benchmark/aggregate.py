@@ -226,13 +226,17 @@ def _estimate(value: float, ci: np.ndarray) -> dict:
 
 
 def write_summary(folder: Path, seed: int = 0, metric: str = METRICS[0]) -> dict:
-    """``folder/summary.json``, ``folder/ALGORITHMS.md`` and the figures, from the evaluations under ``folder``,
-    summarized by ``metric``."""
+    """``folder/summary.json``, ``folder/ALGORITHMS.md``, the figures and ``folder/marl_eval.json``
+    (:mod:`~training.benchmark.marl_eval`), from the evaluations under ``folder``, summarized by ``metric``."""
     from kdenv.files import write_atomically
+    from training.benchmark.marl_eval import marl_eval
     from training.benchmark.report import plot, to_markdown
 
-    summary = summarize(collect(folder), seed, metric)
+    points = collect(folder)
+    summary = summarize(points, seed, metric)
     write_atomically(folder / "summary.json", json.dumps(summary, indent=1) + "\n")
+    places = [(p.algorithm, p.task, p.seed, p.step) for p in points]
+    write_atomically(folder / "marl_eval.json", json.dumps(marl_eval(folder, places)) + "\n")
     figures = plot(summary, folder)
     write_atomically(folder / "ALGORITHMS.md", to_markdown(summary, figures))
     return summary
