@@ -10,6 +10,10 @@ sizes, and the learner's torch device, are options, so that choices can be compa
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import subprocess
+import sys
 import time
 from collections import defaultdict
 from collections.abc import Callable
@@ -98,12 +102,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=2, help="torch threads (default 2)")
     parser.add_argument("--gains", action="store_true", help="observations with gains (as configs/selfplay.yaml)")
     parser.add_argument("--device", default="cpu", help="the learner's torch device (default cpu; cuda where one is)")
+    parser.add_argument(
+        "--beside",
+        type=int,
+        default=0,
+        metavar="K",
+        help="also run K copies side by side, after one alone: each one's share of the lone speed",
+    )
+    parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)  # a copy's figures, for --beside
     args = parser.parse_args(argv)
     check_device(args.device, "--device", "option")  # one line, before any work
+    if args.beside:
+        return side_by_side([a for a in (argv if argv is not None else sys.argv[1:]) if a != "--json"], args.beside)
     result = measure(
         args.opponents, args.seconds, args.channels, args.blocks, args.hidden, args.n_envs, args.n_steps,
         args.batch_size, args.epochs, args.threads, args.gains, args.device,
     )  # fmt: skip
+    if args.json:
+        print(json.dumps(result))
+        return 0
     wall = result["wall"]
     shares = ", ".join(
         f"{part} {result.get(part, 0.0) / wall:.0%}" for part in ("env", "opponents", "forward", "update")
@@ -116,6 +133,39 @@ def main(argv: list[str] | None = None) -> int:
     )
     print(f"learner steps/s vs 3 {args.opponents}: {result['steps/s']:,.0f} ({shares}, other {other:.0%})")
     return 0
+
+
+def side_by_side(argv: list[str], beside: int) -> int:
+    """One run alone, then ``beside`` + 1 started together, each a process of its own with the same options (and its
+    default threads): each one's learner steps/s as a share of the lone run's, measured in this invocation."""
+    command = [sys.executable, "-m", "benchmarks.train", *_without_beside(argv), "--json"]
+
+    def rates(copies: int) -> list[float]:
+        runs = [subprocess.Popen(command, stdout=subprocess.PIPE, text=True) for _ in range(copies)]
+        outs = [run.communicate()[0] for run in runs]
+        if any(run.returncode for run in runs):
+            raise SystemExit(f"kdenv bench train: a copy failed (exit {[run.returncode for run in runs]})")
+        return [json.loads(out.strip().splitlines()[-1])["steps/s"] for out in outs]
+
+    (alone,) = rates(1)
+    together = rates(beside + 1)
+    shares = ", ".join(f"{rate:,.0f} ({rate / alone:.2f}x)" for rate in together)
+    print(f"learner steps/s alone: {alone:,.0f}; {beside + 1} side by side: {shares}; "
+          f"together {sum(together) / alone:.2f}x the lone run ({os.cpu_count()} cores)")  # fmt: skip
+    return 0
+
+
+def _without_beside(argv: list[str]) -> list[str]:
+    """``argv`` less its ``--beside K`` (or ``--beside=K``)."""
+    out, skip = [], False
+    for arg in argv:
+        if skip:
+            skip = False
+        elif arg == "--beside":
+            skip = True
+        elif not arg.startswith("--beside="):
+            out.append(arg)
+    return out
 
 
 if __name__ == "__main__":

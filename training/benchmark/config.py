@@ -30,6 +30,7 @@ COMMAND_FIELDS = ("steps", "seed", "players", "rules", "work")  # what a command
 PLAYER_FIELDS = {"config": ("run", "work"), "command": ("work",)}  # and a player's, by how the entry trains
 PLACEHOLDER = re.compile(r"(?<!\$)\{(\w+)\}")  # {name}, not the shell's ${name}
 PER_UNIT = Bound(high=10**9, says="must be a whole number from 1 to 1,000,000,000")
+IMITATION = Bound(least=True, high=10**6, says="must be a whole number from 0 to 1,000,000")
 STEPS = Bound(high=10**10, says="must be from 1 to 10,000,000,000")  # a run's learner steps: years of training
 POINTS = Bound(high=1000, says="must be from 1 to 1,000")  # evaluations of a run
 SEEDS = Len(1, 1000)  # runs of an algorithm on a task
@@ -54,6 +55,10 @@ class Entry:
     games_per_unit: Annotated[Count, PER_UNIT] | None = None
     seats: Literal["one", "all"] = "one"
     opponents: str | None = None  # the config key that takes the task's opponents, one a seat (rllib.opponents)
+    # imitation of fg before the budget's training (bc-ppo, exit from scratch): games, set in `imitation_key`; each
+    # counts the decisions it imitates (every seat's) as learner steps, taken from the budget before the rest
+    imitation_games: Annotated[Count, IMITATION] = 0
+    imitation_key: str = "bc.games"
     command: str | None = None  # or a command of one's own (see the module docstring)
     player: str = "ppo:{run}/last.zip"  # the spec that plays the result
 
@@ -63,6 +68,11 @@ class Entry:
         if self.games_per_unit is None:
             return self.steps_per_unit
         return self.games_per_unit * 2 * in_play // (1 if self.seats == "all" else players)
+
+    def imitation_steps(self, in_play: int) -> int:
+        """The learner steps of its imitation at a table with ``in_play`` dominoes: every seat's decisions (a pick
+        and a placement per domino) of each game imitated, once, whatever the epochs over them."""
+        return self.imitation_games * 2 * in_play
 
 
 @dataclass(config=SECTION)
@@ -99,6 +109,13 @@ def load_grid(path: str | Path, overrides: list[str] | None = None) -> tuple[Gri
         raise ConfigError(f"config key 'steps': {grid.steps} steps cannot be split into {grid.points} points")
     for item, entry in zip(grid.algorithms, entries, strict=True):
         for protocol in protocols:
+            imitated = entry.imitation_steps(protocol.rules.setup(protocol.players)[1])
+            if imitated >= grid.at()[0]:
+                raise ConfigError(
+                    f"{item} on {protocol.name}: its imitation ({entry.imitation_games} games, {imitated:,} learner "
+                    f"steps) takes the first point's budget ({grid.at()[0]:,} steps); imitate fewer games or raise "
+                    "steps"
+                )
             if entry.config is not None:
                 try:
                     check(read_yaml(entry.config), training_overrides(entry, protocol, grid.steps))
@@ -140,8 +157,10 @@ def _check_placeholders(path: str, key: str, text: str, known: tuple[str, ...]) 
 
 
 def budget(entry: Entry, protocol: Protocol, step: int) -> str:
-    """``KEY=UNITS``: the step budget of ``entry``'s run on ``protocol``'s table trained to ``step`` learner steps."""
-    units = max(1, step // entry.steps_per(protocol.players, protocol.rules.setup(protocol.players)[1]))
+    """``KEY=UNITS``: the step budget of ``entry``'s run on ``protocol``'s table trained to ``step`` learner steps,
+    its imitation's steps taken first."""
+    in_play = protocol.rules.setup(protocol.players)[1]
+    units = max(1, (step - entry.imitation_steps(in_play)) // entry.steps_per(protocol.players, in_play))
     return f"{entry.budget}={units}"
 
 
@@ -151,4 +170,5 @@ def training_overrides(entry: Entry, protocol: Protocol, step: int) -> list[str]
     table = [f"env.num_players={protocol.players}", f'env.rules="{protocol.rule_names}"']
     if entry.opponents is not None:
         table.append(f"{entry.opponents}=[{', '.join(protocol.opponents)}]")
-    return [*entry.set, *table, budget(entry, protocol, step)]
+    imitation = [f"{entry.imitation_key}={entry.imitation_games}"] if entry.imitation_games else []
+    return [*entry.set, *table, *imitation, budget(entry, protocol, step)]
