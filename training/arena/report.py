@@ -140,7 +140,33 @@ def to_markdown(results: Results, settings: dict, scheme: str) -> str:
             "|:---|" + "---:|" * len(order),
         ]
         lines += ["| " + " | ".join(row) + " |" for row in head_to_head_rows(results)]
+    lines += meta_game_section(results)
     return "\n".join(lines) + "\n"
+
+
+def meta_game_section(results: Results) -> list[str]:
+    """results.md's rankings from the whole head-to-head matrix beside OpenSkill's, and what each assumes (none
+    where a pair never met)."""
+    if not results.nash_average:
+        return []
+    lines = [
+        "",
+        "## Rankings from the whole matrix",
+        "",
+        "OpenSkill assumes that strength is one number, so a cycle (A beats B, B beats C, C beats A) is averaged",
+        "away, and who was invited moves it. Nash averaging (Balduzzi et al. 2018) assumes only the head-to-head",
+        "matrix: an agent's payoff against the maximum-entropy Nash mixture of the agents (its share ahead minus",
+        "1/2; 0 for the mixture's own agents), unchanged by copies of an agent. alpha-Rank (Omidshafiei et al. 2019)",
+        "assumes evolutionary dynamics: the share of time a population spends playing each agent when better",
+        "agents invade (alpha = 100, a population of 50).",
+        "",
+        "| Agent | Ordinal | Nash average | Nash weight | alpha-Rank mass |",
+        "|:---|---:|---:|---:|---:|",
+    ]
+    for a in results.agents:
+        n, w, m = results.nash_average[a.agent], results.nash_mixture[a.agent], results.alpha_rank[a.agent]
+        lines.append(f"| {a.agent} | {a.ordinal:.2f} | {n:+.3f} | {w:.2f} | {m:.2f} |")
+    return lines
 
 
 def plot(results: Results, path: str | os.PathLike, subtitle: str = "") -> None:

@@ -13,6 +13,8 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 
+import numpy as np
+
 from training.arena.ratings import rate_games
 
 Z95 = 1.959963984540054  # two-sided 95% normal quantile
@@ -85,6 +87,10 @@ class Results:
     head_to_head: dict[str, dict[str, float]]  # [a][b]: share of meetings in which a placed ahead of b
     meetings: dict[str, dict[str, int]]  # [a][b]: games in which a and b sat at the same table
     head_to_head_ci: dict[str, dict[str, float]]  # [a][b]: half-width of that share's 95% CI, clustered by deal
+    # rankings from the whole head-to-head matrix (training.arena.meta_game), where every pair met: by agent
+    nash_average: dict[str, float] = field(default_factory=dict)  # payoff against the max-entropy Nash mixture
+    nash_mixture: dict[str, float] = field(default_factory=dict)  # that mixture's weights
+    alpha_rank: dict[str, float] = field(default_factory=dict)  # alpha-Rank's stationary mass
 
     def to_dict(self) -> dict:
         return {
@@ -94,6 +100,9 @@ class Results:
             "head_to_head": self.head_to_head,
             "head_to_head_ci": self.head_to_head_ci,
             "meetings": self.meetings,
+            "nash_average": self.nash_average,
+            "nash_mixture": self.nash_mixture,
+            "alpha_rank": self.alpha_rank,
         }
 
     def agent(self, spec: str) -> AgentResult:
@@ -151,6 +160,7 @@ def summarize(records: Iterable[dict]) -> Results:
     order = [a.agent for a in lines]
     shares = {a: {b: _share(ahead[a][b]) for b in order if ahead[a][b]} for a in order}
     return Results(
+        **_meta_game(order, {a: {b: share for b, (share, _) in row.items()} for a, row in shares.items()}),
         agents=lines,
         games=len(records),
         deals=len({r["tournament"]["deal"] for r in records}),
@@ -158,6 +168,23 @@ def summarize(records: Iterable[dict]) -> Results:
         meetings={a: {b: len(ahead[a][b]) for b in order if ahead[a][b]} for a in order},
         head_to_head_ci={a: {b: ci for b, (_, ci) in row.items()} for a, row in shares.items()},
     )
+
+
+def _meta_game(order: list[str], share: dict[str, dict[str, float]]) -> dict[str, dict[str, float]]:
+    """Nash averaging and alpha-Rank of the head-to-head ``share`` (:mod:`training.arena.meta_game`), by agent; none
+    where a pair never met or there is one agent."""
+    from training.arena.meta_game import alpha_rank, nash_average
+
+    if len(order) < 2 or any(b not in share[a] for a in order for b in order if a != b):
+        return {}
+    matrix = np.array([[share[a][b] if a != b else 0.5 for b in order] for a in order])
+    mixture, payoffs = nash_average(matrix)
+    mass = alpha_rank(matrix)
+    return {
+        "nash_average": {a: float(v) for a, v in zip(order, payoffs, strict=True)},
+        "nash_mixture": {a: float(v) for a, v in zip(order, mixture, strict=True)},
+        "alpha_rank": {a: float(v) for a, v in zip(order, mass, strict=True)},
+    }
 
 
 def _share(meetings: list[tuple[int, float]]) -> tuple[float, float]:
