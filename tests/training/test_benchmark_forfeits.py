@@ -12,7 +12,7 @@ pytest.importorskip("rliable")
 
 from training.cli import main
 
-ENTRY = "name: {name}\ncommand: \"true\"\nplayer: \"{player}\"\n"  # trains nothing: the player is the result
+ENTRY = 'name: {name}\ncommand: "true"\nplayer: "{player}"\n'  # trains nothing: the player is the result
 
 
 def test_a_player_that_raises_when_behind_ranks_below_the_same_player_that_plays_on(tmp_path, capsys):
