@@ -198,7 +198,8 @@ class CheckpointCallback(BaseCallback):
         self.config, self.state, self.run, self.settings = config, state, run, settings
 
     def save(self) -> None:
-        save_model(self.model, self.run.path / LAST, self.settings, self.state.to_dict(self.num_timesteps))
+        """last.zip at the model's step (the callback's own count is the model's only once training has started)."""
+        save_model(self.model, self.run.path / LAST, self.settings, self.state.to_dict(self.model.num_timesteps))
 
     def _on_step(self) -> bool:
         if crossed(self, self.config.checkpoint_every):

@@ -86,8 +86,8 @@ def _train(config: TrainConfig, run: RunDirectory, resumed: bool) -> None:
         if remaining > 0:
             with stop_on_signals(progress):
                 model.learn(remaining, callback=callbacks, reset_num_timesteps=weights is None)
-        else:
-            checkpoint.save()
+        elif weights is None:
+            checkpoint.save()  # a run of no PPO steps (a warm start alone); a resumed one keeps its last.zip as it is
         if progress.interrupted:
             raise Interrupted(run.path, model.num_timesteps)
     finally:
