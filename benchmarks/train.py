@@ -99,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--n-steps", type=int, default=32, help="steps per game per rollout (default 32)")
     parser.add_argument("--batch-size", type=int, default=1024, help="PPO minibatch (default 1024)")
     parser.add_argument("--epochs", type=int, default=2, help="PPO epochs per rollout (default 2)")
-    parser.add_argument("--threads", type=int, default=2, help="torch threads (default 2)")
+    parser.add_argument("--threads", type=int, default=1, help="torch threads (default 1, as kdenv train's)")
     parser.add_argument("--gains", action="store_true", help="observations with gains (as configs/selfplay.yaml)")
     parser.add_argument("--device", default="cpu", help="the learner's torch device (default cpu; cuda where one is)")
     parser.add_argument(

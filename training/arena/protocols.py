@@ -26,9 +26,9 @@ DEFAULT_GAMES = 1000
 class Anchors:
     """A protocol's normalized score's 0 and 1, as the Arcade Learning Environment normalizes between a random player
     and a human: the mean margin (own score minus the best opponent's) of ``random`` and of ``fg`` in the agent's
-    seat, measured once on the protocol's fixed deals (seed 0, 1,000 games: ``kdenv bench anchors``). The margin,
-    not the score, because it tracks winning better (its correlation with a win, over those games, is 0.65-0.78
-    against the score's 0.55-0.67) and does not move with how high a table scores."""
+    seat, measured once on the protocol's fixed deals (seed 0, 1,000 games: ``kdenv bench anchors``, whose figures
+    are in benchmarks/RESULTS.md). The margin, not the score, because it tracks winning better there and does not
+    move with how high a table scores."""
 
     random: float
     fg: float

@@ -68,7 +68,9 @@ class PPOConfig:
     max_grad_norm: Real = 0.5  # gradient clip
     target_kl: Real | None = None  # stop an update early past this KL (None = never)
     device: str = "cpu"  # torch device of the learner
-    threads: Count = 2  # torch threads for the network (the env steps between its calls, on one)
+    # torch threads for the network (the env steps between its calls, on one): one, so that runs side by side do
+    # not starve each other (the measure: `kdenv bench train --beside 1`, in benchmarks/RESULTS.md)
+    threads: Count = 1
 
 
 @dataclass(config=SECTION)
