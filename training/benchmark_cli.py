@@ -61,5 +61,8 @@ def run(args: argparse.Namespace) -> int:
         print(headline(summary, algorithm))
     for gap in summary["missing"]:  # runs left out, or cut at the last step that all reached
         print(f"missing: {gap}")
-    print(f"wrote {folder}/summary.json, {folder}/ALGORITHMS.md and its pictures")
+    if summary["marl_eval"] is not None:  # a folder made by hand, of evaluation files alone
+        print(summary["marl_eval"])
+    marl = f", {folder}/marl_eval.json" if summary["marl_eval"] is None else ""
+    print(f"wrote {folder}/summary.json{marl}, {folder}/ALGORITHMS.md and its pictures")
     return 0

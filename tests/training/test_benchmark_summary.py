@@ -115,6 +115,8 @@ def test_an_interrupted_grid_summarizes_the_step_every_run_reached_and_says_what
     assert summary["tasks"] == ["study-4p", "vs-fg-2p"] and summary["step"] == 0
     assert summary["by_task"]["study-4p"]["runs"] == {"gprd": 3, "random": 1}
     assert missing == ["missing: random on study-4p (no seed reached step 100)"]
+    assert summary["marl_eval"].startswith("no marl_eval.json: ") and "has no games.jsonl" in summary["marl_eval"]
+    assert not (two_tasks / "marl_eval.json").exists()  # the copied evaluations came without their games
     assert "- missing: random on study-4p (no seed reached step 100)" in (two_tasks / "ALGORITHMS.md").read_text()
 
 

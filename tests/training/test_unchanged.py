@@ -41,5 +41,7 @@ def test_a_fixed_seed_expert_iteration_writes_the_same_network(tmp_path, workers
     run = train_az(az_config(read_yaml("configs/az_smoke.yaml"), overrides))
     _, weights = read_checkpoint(run / LAST)
     tensors = [np.asarray(weights[name], dtype=np.float64) for name in sorted(weights)]
-    assert [t.sum() for t in tensors[:6]] == pytest.approx(first_sums, abs=2e-6)
-    assert sum(np.abs(t).sum() for t in tensors) == pytest.approx(total, rel=1e-8)
+    # float sums differ in their last digits between CPUs (another kernel, another order of adding): 3e-6 relative
+    # between two machines of this project, while another move or sample in the iteration moves them more
+    assert [t.sum() for t in tensors[:6]] == pytest.approx(first_sums, rel=1e-5)
+    assert sum(np.abs(t).sum() for t in tensors) == pytest.approx(total, rel=1e-5)

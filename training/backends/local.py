@@ -6,10 +6,10 @@ import contextlib
 import itertools
 import multiprocessing
 from collections import deque
-from collections.abc import Callable, Generator, Iterable, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from concurrent.futures.process import BrokenProcessPool
-from typing import Any
+from typing import Any, Generic
 
 from training.backends.base import RETRIES, Backend, Crew, Lost, T, WorkerDied
 from training.backends.pool import WorkerPool
@@ -58,40 +58,63 @@ class Processes(Backend):
     ) -> Generator[tuple[T, Any], None, None]:
         """As :meth:`Backend.tasks`; when a worker dies, the pool is made anew and the tasks it broke run again,
         each at most :data:`~training.backends.base.RETRIES` times before it comes back :class:`Lost`."""
-        source, again = iter(items), deque[T]()
-        in_flight: dict[Future, T] = {}
-        tries: dict[int, int] = {}  # id(item) -> runs its worker died in
-        pool = WorkerPool(self.workers)
+        flight = _Flight(self.workers, task, items, common)
         try:
             while True:
-                while len(in_flight) < 2 * self.workers:
-                    if not again:
-                        again.extend(itertools.islice(source, 1))  # the next new task, if any is left
-                    if not again:
-                        break
-                    item = again.popleft()
-                    in_flight[pool.submit(task, item, *common)] = item
-                if not in_flight:
+                broken = not flight.fill()  # the pool lost a worker: every task in flight is lost with it
+                if not flight.running and not broken:
                     return
-                done = wait(in_flight, return_when=FIRST_COMPLETED).done
-                broken = {f for f in done if isinstance(f.exception(), BrokenProcessPool)}
-                yield from ((in_flight.pop(f), f.result()) for f in done - broken)
-                if not broken:
-                    continue
-                pool.terminate()  # a worker died: every task in flight is lost with the pool
-                pool = WorkerPool(self.workers)
-                for item in in_flight.values():
-                    tries[id(item)] = tries.get(id(item), 0) + 1
-                    if tries[id(item)] > RETRIES:
-                        yield item, Lost(DIED, f"{DIED}, each of {RETRIES + 1} times it ran")
-                    else:
-                        again.append(item)
-                in_flight.clear()
+                if flight.running:
+                    done = wait(flight.running, return_when=FIRST_COMPLETED).done
+                    lost = {f for f in done if isinstance(f.exception(), BrokenProcessPool)}
+                    yield from ((flight.running.pop(f), f.result()) for f in done - lost)
+                    broken = broken or bool(lost)
+                if broken:
+                    yield from flight.restart()
         finally:
-            pool.terminate()
+            flight.pool.terminate()
 
     def crew(self, kind: type, arguments: Sequence[tuple]) -> Crew:
         return _Processes(kind, arguments)
+
+
+class _Flight(Generic[T]):
+    """The tasks of one :meth:`Processes.tasks`: those running in the pool, those to run (again), and how often each
+    was lost with a worker."""
+
+    def __init__(self, workers: int, task: Callable[..., Any], items: Iterable[T], common: tuple) -> None:
+        self.workers, self.task, self.common = workers, task, common
+        self.source, self.again = iter(items), deque[T]()
+        self.running: dict[Future, T] = {}
+        self.tries: dict[int, int] = {}  # id(item) -> runs its worker died in
+        self.pool = WorkerPool(workers)
+
+    def fill(self) -> bool:
+        """Start tasks until two a worker run (the ones to run again first); False if the pool is found broken."""
+        while len(self.running) < 2 * self.workers:
+            if not self.again:
+                self.again.extend(itertools.islice(self.source, 1))  # the next new task, if any is left
+            if not self.again:
+                return True
+            item = self.again.popleft()
+            try:
+                self.running[self.pool.submit(self.task, item, *self.common)] = item
+            except BrokenProcessPool:  # broken since the last wait: this task never ran
+                self.again.appendleft(item)
+                return False
+        return True
+
+    def restart(self) -> Iterator[tuple[T, Lost]]:
+        """A new pool, the tasks that were running in the old one to run again; one lost every time, as Lost."""
+        self.pool.terminate()
+        self.pool = WorkerPool(self.workers)
+        for item in self.running.values():
+            self.tries[id(item)] = self.tries.get(id(item), 0) + 1
+            if self.tries[id(item)] > RETRIES:
+                yield item, Lost(DIED, f"{DIED}, each of {RETRIES + 1} times it ran")
+            else:
+                self.again.append(item)
+        self.running.clear()
 
 
 class _Processes(Crew):

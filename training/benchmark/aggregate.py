@@ -25,6 +25,7 @@ import json
 import re
 import warnings
 from collections import defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -225,18 +226,27 @@ def _estimate(value: float, ci: np.ndarray) -> dict:
     return {"value": float(np.ravel(value)[0]), "ci": [float(low), float(high)]}
 
 
+def _folders(folder: Path, places: list[tuple[str, str, int, int]]) -> Iterator[Path]:
+    """The point folders of ``places`` (algorithm, task, seed, step) under ``folder``."""
+    return (folder / a / t / f"seed-{s}" / f"step-{n}" for a, t, s, n in places)
+
+
 def write_summary(folder: Path, seed: int = 0, metric: str = METRICS[0]) -> dict:
     """``folder/summary.json``, ``folder/ALGORITHMS.md``, the figures and ``folder/marl_eval.json``
-    (:mod:`~training.benchmark.marl_eval`), from the evaluations under ``folder``, summarized by ``metric``."""
+    (:mod:`~training.benchmark.marl_eval`; not where a point lacks its games, said in the summary's ``marl_eval``),
+    from the evaluations under ``folder``, summarized by ``metric``."""
     from kdenv.files import write_atomically
-    from training.benchmark.marl_eval import marl_eval
+    from training.benchmark.marl_eval import GAMES, marl_eval
     from training.benchmark.report import plot, to_markdown
 
     points = collect(folder)
     summary = summarize(points, seed, metric)
-    write_atomically(folder / "summary.json", json.dumps(summary, indent=1) + "\n")
     places = [(p.algorithm, p.task, p.seed, p.step) for p in points]
-    write_atomically(folder / "marl_eval.json", json.dumps(marl_eval(folder, places)) + "\n")
+    unplayed = next((f"{place}" for place in _folders(folder, places) if not (place / GAMES).is_file()), None)
+    summary["marl_eval"] = None if unplayed is None else f"no marl_eval.json: {unplayed} has no {GAMES}"
+    write_atomically(folder / "summary.json", json.dumps(summary, indent=1) + "\n")
+    if unplayed is None:
+        write_atomically(folder / "marl_eval.json", json.dumps(marl_eval(folder, places)) + "\n")
     figures = plot(summary, folder)
     write_atomically(folder / "ALGORITHMS.md", to_markdown(summary, figures))
     return summary

@@ -15,6 +15,7 @@ from training.arena.paired import seat_results
 from training.arena.protocols import get_protocol
 
 ENVIRONMENT = "kingdomino"
+GAMES = "games.jsonl"  # a point's games, whose every game the layout lists
 
 
 def marl_eval(folder: Path, points: Iterable[tuple[str, str, int, int]]) -> dict:
@@ -38,7 +39,7 @@ def _games(point: Path) -> dict[str, list[float]]:
     """The metrics of each evaluation game of the point folder ``point``, in its games.jsonl's order."""
     evaluation = read(point / FILE)
     anchors = get_protocol(evaluation.protocol).anchors
-    results = list(seat_results(point / "games.jsonl", evaluation.spec))
+    results = list(seat_results(point / GAMES, evaluation.spec))
     return {
         "win_rate": [win for _, win, _ in results],
         "margin": [float(margin) for _, _, margin in results],
