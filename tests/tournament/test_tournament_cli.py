@@ -107,7 +107,7 @@ def test_the_study_preset_is_one_agent_against_three_fg(tmp_path, capsys):
         (["--agents", "random", "random", "--games", "0"], "games must be from 1 to 10,000,000, not 0"),
         (["--agents", "random", "random", "--games", "1000000000000"], "games must be from 1 to 10,000,000"),
         (["--agents", "random", "random", "--seed", "-1"], "seed must be an integer 0 or more, not -1"),
-        (["--agents", "random", "random", "--seed", str(2**32)], "the seed must be from 0 to 4,294,967,295, not 4294967296"),
+        (["--agents", "random", "random", "--seed", str(2**32)], "the seed must be from 0 to 4,294,967,295"),
         (["--protocol", "study"], "needs --agent"),
         (["--agent", "random"], "--agent is for --protocol study"),
     ],
