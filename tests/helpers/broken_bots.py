@@ -22,48 +22,52 @@ class SoreLoser(GreedyPlacementPlayer):
         return super().act(view)
 
 
-class Exits(RandomPlayer):
-    """Calls sys.exit(3) at its third move."""
+class BreaksAt(RandomPlayer):
+    """Plays randomly, but at its move ``AT`` of each game does ``breaks()`` first."""
 
-    def act(self, view):
-        self.moves = getattr(self, "moves", 0) + 1
-        if self.moves == 3:
-            sys.exit(3)
-        return super().act(view)
-
-
-class HardExits(RandomPlayer):
-    """Calls os._exit(4) at its third move: the end of the process, were it let."""
-
-    def act(self, view):
-        self.moves = getattr(self, "moves", 0) + 1
-        if self.moves == 3:
-            os._exit(4)
-        return super().act(view)
-
-
-class Sleeps(RandomPlayer):
-    """Never returns from its second move (an hour asleep)."""
-
-    def act(self, view):
-        self.moves = getattr(self, "moves", 0) + 1
-        if self.moves == 2:
-            time.sleep(3600)
-        return super().act(view)
-
-
-class SlowOnce(RandomPlayer):
-    """Takes half a second over its first move of each game, then plays at once."""
+    AT = 3
 
     def reset(self, seat, seed=None):
         super().reset(seat, seed)
-        self.slow = True
+        self.moves = 0
 
     def act(self, view):
-        if self.slow:
-            self.slow = False
-            time.sleep(0.5)
+        self.moves += 1
+        if self.moves == self.AT:
+            self.breaks()
         return super().act(view)
+
+
+class Exits(BreaksAt):
+    """Calls sys.exit(3) at its third move."""
+
+    def breaks(self):
+        sys.exit(3)
+
+
+class HardExits(BreaksAt):
+    """Calls os._exit(4) at its third move: the end of the process, were it let."""
+
+    def breaks(self):
+        os._exit(4)
+
+
+class Sleeps(BreaksAt):
+    """Never returns from its second move (an hour asleep)."""
+
+    AT = 2
+
+    def breaks(self):
+        time.sleep(3600)
+
+
+class SlowOnce(BreaksAt):
+    """Takes half a second over its first move of each game, then plays at once."""
+
+    AT = 1
+
+    def breaks(self):
+        time.sleep(0.5)
 
 
 class Illegal(RandomPlayer):
