@@ -72,6 +72,7 @@ class Processes(Backend):
                     item = again.popleft()
                     in_flight[pool.submit(task, item, *common)] = item
                 if not in_flight:
+                    pool.shutdown()  # all done: the workers exit as processes do, cleaning up after themselves
                     return
                 done = wait(in_flight, return_when=FIRST_COMPLETED).done
                 broken = {f for f in done if isinstance(f.exception(), BrokenProcessPool)}
