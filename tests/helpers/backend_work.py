@@ -3,10 +3,27 @@
 from __future__ import annotations
 
 import os
+from collections import deque
 
 
 def square_plus(item: int, extra: int) -> int:
     return item * item + extra
+
+
+class Refilled:
+    """Items that the caller adds as it reads the results (a grid's run's next point after its last): it runs dry
+    while the tasks that give the next ones are in flight, then yields again."""
+
+    def __init__(self, *items: int) -> None:
+        self.items = deque(items)
+
+    def __iter__(self) -> Refilled:
+        return self
+
+    def __next__(self) -> int:
+        if not self.items:
+            raise StopIteration
+        return self.items.popleft()
 
 
 class Tally:

@@ -8,8 +8,8 @@ from contextlib import closing
 
 import pytest
 
-from tests.helpers.backend_work import Tally, square_plus
-from training.backends.base import WorkerDied
+from tests.helpers.backend_work import Refilled, Tally, square_plus
+from training.backends.base import WorkerDied, windowed
 from training.backends.choose import BackendError, choose_backend
 from training.backends.local import InProcess, Processes
 
@@ -20,6 +20,30 @@ BACKENDS = [InProcess(), Processes(2)]
 def test_tasks_give_each_item_its_result(backend):
     with closing(backend.tasks(square_plus, range(7), (10,))) as finished:
         assert sorted(finished) == [(k, k * k + 10) for k in range(7)]
+
+
+def chain(finished, items: Refilled) -> list[int]:
+    """The results of tasks each started by the last one's result while it is at most 1,000 (k -> k * k + 1)."""
+    results = []
+    for _, result in finished:
+        results.append(result)
+        if result <= 1000:
+            items.items.append(result)
+    return results
+
+
+@pytest.mark.parametrize("backend", BACKENDS, ids=["in-process", "processes"])
+def test_items_added_while_the_results_are_read_run_too(backend):
+    items = Refilled(1)
+    with closing(backend.tasks(square_plus, items, (1,))) as finished:
+        assert chain(finished, items) == [2, 5, 26, 677, 458330]
+
+
+def test_a_window_of_tasks_starts_the_items_added_while_its_results_are_read():
+    """Ray's tasks: a window of two, each task done as it starts (its handle its result), one at a time."""
+    items = Refilled(1)
+    with closing(windowed(items, lambda k: k * k + 1, lambda handles: handles[:1], 2)) as finished:
+        assert chain(finished, items) == [2, 5, 26, 677, 458330]
 
 
 def test_closing_the_tasks_early_stops_the_rest():

@@ -9,6 +9,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -16,6 +17,7 @@ import pytest
 
 pytest.importorskip("rliable")
 
+from training.benchmark.point import workplace
 from training.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -90,19 +92,24 @@ def test_a_command_gets_its_placeholders_the_shell_its_variables_and_its_process
     assert not running(int((work / "pid").read_text()))
 
 
-def start(tmp_path: Path) -> tuple[subprocess.Popen, Path]:
-    """``kdenv benchmark`` (a process of its own) on a grid whose command's trainer sleeps; its work folder."""
+def start(tmp_path: Path, *options: str) -> tuple[subprocess.Popen, Path]:
+    """``kdenv benchmark`` (a process of its own, its temporary folder ``tmp_path``) on a grid whose command's trainer
+    sleeps; the run's folder in the grid's, whose task's folder the command trains in."""
     path = grid(tmp_path, {"name": "x", "command": SLEEPER, "player": "random"})
-    command = [sys.executable, "-m", "training.cli", "benchmark", str(path), "--out", str(tmp_path / "out")]
+    command = [sys.executable, "-m", "training.cli", "benchmark", str(path), "--out", str(tmp_path / "out"), *options]
     kdenv = subprocess.Popen([*command, "--no-progress"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                             text=True)  # fmt: skip
+                             text=True, env={**os.environ, "TMPDIR": str(tmp_path)})  # fmt: skip
     return kdenv, tmp_path / "out" / "training" / "x" / "vs-fg-2p" / "seed-0"
 
 
-def test_sigterm_to_kdenv_alone_ends_the_command_s_processes(tmp_path):
-    """As a scheduler stops a job by its PID: not the process group that Ctrl-C and ``timeout`` signal."""
-    kdenv, work = start(tmp_path)
-    trainer = wait_for(work / "pid")
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_sigterm_to_kdenv_alone_ends_the_command_s_processes(tmp_path, workers):
+    """As a scheduler stops a job by its PID: not the process group that Ctrl-C and ``timeout`` signal; with two
+    workers, the command runs in a worker process, which the grid stops."""
+    kdenv, work = start(tmp_path, "--workers", workers)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(tempfile, "tempdir", str(tmp_path))
+        trainer = wait_for(workplace(str(work)) / "work" / "pid")
     kdenv.send_signal(signal.SIGTERM)
     _, err = kdenv.communicate(timeout=30)
     assert kdenv.returncode == 128 + signal.SIGTERM and err.endswith("kdenv benchmark: terminated\n")
@@ -112,9 +119,11 @@ def test_sigterm_to_kdenv_alone_ends_the_command_s_processes(tmp_path):
     assert not running(trainer)
 
 
-def test_a_command_left_running_by_kill_9_holds_its_folder_and_the_resume_says_so(tmp_path, capsys):
+def test_a_command_left_running_by_kill_9_holds_its_folder_and_the_resume_says_so(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # as the grid's process has it
     kdenv, work = start(tmp_path)
-    trainer = wait_for(work / "pid")
+    here = workplace(str(work))
+    trainer = wait_for(here / "work" / "pid")
     group = os.getpgid(trainer)
     try:
         kdenv.kill()
@@ -123,8 +132,8 @@ def test_a_command_left_running_by_kill_9_holds_its_folder_and_the_resume_says_s
         path = tmp_path / "grid.yaml"
         assert main(["benchmark", str(path), "--out", str(tmp_path / "out"), "--no-progress"]) == 2
         error = capsys.readouterr().err.splitlines()[-1]  # after the progress line that names the point
-        assert error.startswith(f"kdenv benchmark: error: training folder {str(work)!r} is in use by process {group}")
-        assert f"kill -- -{group}" in error
-        assert (work / "pid").read_text().strip() == str(trainer)  # no second trainer started there
+        assert error.startswith("kdenv benchmark: error: x on vs-fg-2p v1, seed 0, step 2: training folder ")
+        assert f"{str(here)!r} (of {work}) is in use by process {group}" in error and f"kill -- -{group}" in error
+        assert (here / "work" / "pid").read_text().strip() == str(trainer)  # no second trainer started there
     finally:
         os.killpg(group, signal.SIGKILL)

@@ -11,7 +11,7 @@ import pytest
 
 pytest.importorskip("rliable")
 
-from training.benchmark import run as grid_run
+from training.benchmark import point as grid_point
 from training.cli import main
 
 TINY = "tests/helpers/benchmark/tiny.yaml"
@@ -26,7 +26,7 @@ def kdenv(*argv: str) -> int:
 def interrupted_then_resumed(tmp_path_factory):
     """The grid stopped (Ctrl-C) at its third evaluation, then run again; the trainings of the second run."""
     out = tmp_path_factory.mktemp("resumed")
-    evaluate, trained = grid_run.evaluate, []
+    evaluate, trained = grid_point.evaluate, []
 
     def stop_at_the_third(*args, **kwargs):
         if len(list(out.rglob("evaluation.json"))) == 2:
@@ -34,12 +34,17 @@ def interrupted_then_resumed(tmp_path_factory):
         return evaluate(*args, **kwargs)
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(grid_run, "evaluate", stop_at_the_third)
+        patch.setattr(grid_point, "evaluate", stop_at_the_third)
         assert kdenv(TINY, "--out", str(out)) == 130
     assert len(list(out.rglob("evaluation.json"))) == 2
-    train_to = grid_run._train_to
+    train_to = grid_point._train_to
+
+    def recorded(point, *rest):
+        trained.append((point.entry.name, point.seed, point.step))
+        return train_to(point, *rest)
+
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(grid_run, "_train_to", lambda *a: trained.append((a[0].name, a[2], a[3])) or train_to(*a))
+        patch.setattr(grid_point, "_train_to", recorded)
         assert kdenv(TINY, "--out", str(out)) == 0
     return out, trained
 

@@ -130,12 +130,22 @@ def default_out(protocol: Protocol, spec: str) -> Path:
 
 
 def evaluation_tournament(
-    protocol: Protocol, spec: str, games: int | None, seed: int, out: Path, move_limit: float | None
+    protocol: Protocol,
+    spec: str,
+    games: int | None,
+    seed: int,
+    out: Path,
+    move_limit: float | None,
+    made_from: str | None = None,
 ) -> Tournament:
     """The protocol's tournament for ``spec`` in ``out`` (resumed from it if it is there), each move within
-    ``move_limit`` seconds (None: no limit)."""
+    ``move_limit`` seconds (None: no limit), the player made from ``made_from`` where given (a copy of ``spec``'s
+    files)."""
     count = protocol.games if games is None else games
-    return Tournament(protocol.agents(spec), protocol.players, count, protocol.rules, seed, out, move_limit=move_limit)
+    copy = {} if made_from is None else {spec: made_from}
+    return Tournament(
+        protocol.agents(spec), protocol.players, count, protocol.rules, seed, out, move_limit=move_limit, made_from=copy
+    )
 
 
 def finish(tournament: Tournament, protocol: Protocol, spec: str, out: Path) -> Evaluation:
@@ -233,12 +243,14 @@ def evaluate(
     backend: str = "local",
     address: str | None = None,
     move_limit: float | Literal["protocol"] | None = "protocol",
+    made_from: str | None = None,
 ) -> Evaluation:
     """Play (or resume) ``spec``'s evaluation on ``protocol`` and write ``evaluation.json``; returns it. Each move
-    within ``move_limit`` seconds (None: no limit; by default the protocol's)."""
+    within ``move_limit`` seconds (None: no limit; by default the protocol's). With ``made_from`` the player is made
+    from that spec, which names a copy of ``spec``'s files, and the files name it ``spec``."""
     chosen = get_protocol(protocol)
     folder = Path(out) if out is not None else default_out(chosen, spec)
     limit = chosen.move_limit if move_limit == "protocol" else move_limit
-    with evaluation_tournament(chosen, spec, games, seed, folder, limit) as tournament:
+    with evaluation_tournament(chosen, spec, games, seed, folder, limit, made_from) as tournament:
         tournament.run(workers, progress, backend=backend, address=address)
         return finish(tournament, chosen, spec, folder)

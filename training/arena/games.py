@@ -24,22 +24,26 @@ def play_games(
     trace: bool = False,
     objects: Mapping[str, Player] | None = None,
     move_limit: float | None = MOVE_LIMIT,
+    made_from: Mapping[str, str] | None = None,
 ) -> Generator[Outcome, None, None]:
     """The Outcomes of ``games`` as they finish, in any order, their records traced with ``trace`` and refereed
-    with ``move_limit``; closing the iterator early stops the games in flight. The Player ``objects`` (by name) sit
-    only at a backend ``here``. A game whose worker is lost every time it runs (the machinery, not a player) stops
-    them with a one-line TournamentError: it is never scored, and never left out."""
+    with ``move_limit``, the players named in ``made_from`` made from the specs it gives; closing the iterator early
+    stops the games in flight. The Player ``objects`` (by name) sit only at a backend ``here``. A game whose worker
+    is lost every time it runs (the machinery, not a player) stops them with a one-line TournamentError: it is
+    never scored, and never left out."""
     if backend.here:
         seats = Seats(objects=objects)  # one set of players, those the specs make and the objects
         try:
-            with closing(backend.tasks(play_scheduled, games, (rules, seats, trace, move_limit))) as finished:
+            here = (rules, seats, trace, move_limit, made_from)
+            with closing(backend.tasks(play_scheduled, games, here)) as finished:
                 yield from (outcome for _, outcome in finished)
         finally:
             seats.close()
         return
     registry = dict(PLAYERS)  # as it is here, players registered at run time too
     try:
-        with closing(backend.tasks(play_in_worker, games, (rules, registry, trace, move_limit))) as finished:
+        common = (rules, registry, trace, move_limit, made_from)
+        with closing(backend.tasks(play_in_worker, games, common)) as finished:
             for game, outcome in finished:
                 if isinstance(outcome, Lost):
                     raise WorkerDied(f"game {game.game_id}: its worker was lost every time it ran ({outcome.error})")

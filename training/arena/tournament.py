@@ -24,7 +24,9 @@ resumes: finished games are never played twice. One process at a time plays a di
 
 An agent may also be an :class:`~agents.base.Player` object made here, named by its ``spec`` (or its class's name).
 Objects play in this process only; a player of one's own named by a ``MODULE:ATTR`` spec plays on every backend
-(its module importable in every worker, on every machine of a Ray cluster).
+(its module importable in every worker, on every machine of a Ray cluster). An agent named in ``made_from`` is made
+from the spec it gives there, a copy of the files its name points to (``kdenv benchmark`` evaluates a run where it
+trained, under the name of the grid's copy).
 """
 
 from __future__ import annotations
@@ -98,12 +100,14 @@ class Tournament:
         out: str | os.PathLike | None = None,
         trace: bool = False,
         move_limit: float | None = MOVE_LIMIT,
+        made_from: Mapping[str, str] | None = None,
     ) -> None:
+        self.made_from = dict(made_from or {})  # agent name -> the spec its player is made from, where not the name
         self.trace = trace  # keep what the players thought in each move of the records (Player.trace)
         self.move_limit = check_move_limit(move_limit)  # seconds a move may take before its player forfeits
         names, self.objects = name_agents(agents)  # the Player objects given, by name: they play in this process
         self.schedule = Schedule(names, players, rules or Rules(), seed, games)
-        check_agents(names, players, self.schedule.rules, self.objects)
+        check_agents([self.made_from.get(n, n) for n in names], players, self.schedule.rules, self.objects)
         self.forfeits: list[tuple[ScheduledGame, Forfeit]] = []  # the forfeits of this run's games
         self.folder = TournamentFolder(Path(out), self.settings, self.schedule) if out is not None else None
         self.records: dict[int, dict] = {}  # game id -> the finished game's record, less its moves (summary)
@@ -169,7 +173,9 @@ class Tournament:
                 f"player objects ({names}) play in this process only: run with workers=1, or name the player by "
                 "a MODULE:ATTR spec to play it in worker processes or on Ray"
             )
-        outcomes = play_games(backend, pending, self.schedule.rules, self.trace, self.objects, self.move_limit)
+        outcomes = play_games(
+            backend, pending, self.schedule.rules, self.trace, self.objects, self.move_limit, self.made_from
+        )
         bar = ProgressBar("tournament (games)", self.schedule.total, len(self.records), enabled=progress, stderr=True)
         with closing(outcomes), bar:
             for outcome in outcomes:

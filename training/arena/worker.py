@@ -71,20 +71,27 @@ class Seats:
 
 
 def play_scheduled(
-    game: ScheduledGame, rules: Rules, seats: Seats, trace: bool = False, move_limit: float | None = MOVE_LIMIT
+    game: ScheduledGame,
+    rules: Rules,
+    seats: Seats,
+    trace: bool = False,
+    move_limit: float | None = MOVE_LIMIT,
+    made_from: Mapping[str, str] | None = None,
 ) -> Outcome:
     """Play one scheduled game under a :class:`~agents.referee.Referee` with ``move_limit``: a player that breaks it
     forfeits, and the game is played to its end and counted. With ``trace`` each move of the record keeps what its
-    player thought (:meth:`agents.base.Player.trace`)."""
+    player thought (:meth:`agents.base.Player.trace`). The agents named in ``made_from`` are made from the spec it
+    gives them (a copy, here, of the files that their name points to); the record names them as scheduled."""
     traces: list[dict | None] | None = [] if trace else None
+    specs = [(made_from or {}).get(agent, agent) for agent in game.agents]
     try:
-        table = seats.table(game.agents, rules)
+        table = seats.table(specs, rules)
     except Exception as err:  # checked before the first game: a player that its worker cannot make (a module)
         return Outcome(game, error=f"{type(err).__name__}: {err}", trace=traceback.format_exc())
     referee = Referee(move_limit)
     played = play_game(table, Game(len(game.agents), rules, game.deal_seed), game.play_seed, traces, referee)
     if referee.forfeits:
-        seats.drop(game.agents)  # a player that broke may be left in a bad state
+        seats.drop(specs)  # a player that broke may be left in a bad state
     record = to_record(played, agents=list(game.agents), traces=traces)
     if referee.forfeits:
         record["forfeits"] = [f.to_dict() for f in referee.forfeits]
@@ -108,6 +115,7 @@ def play_in_worker(
     players: dict[str, str],
     trace: bool = False,
     move_limit: float | None = MOVE_LIMIT,
+    made_from: Mapping[str, str] | None = None,
 ) -> Outcome:
     """One game in a worker process, with the parent's player registry ``players`` (players registered at
     run time too: a Ray worker outlives the run that started it); the worker's players are made at their first
@@ -116,4 +124,4 @@ def play_in_worker(
     PLAYERS.update(players)
     if _worker_seats is None:
         _worker_seats = Seats()
-    return play_scheduled(game, rules, _worker_seats, trace, move_limit)
+    return play_scheduled(game, rules, _worker_seats, trace, move_limit, made_from)

@@ -50,8 +50,12 @@ class Backend(ABC):
         self, task: Callable[..., Any], items: Iterable[T], common: tuple = ()
     ) -> Generator[tuple[T, Any], None, None]:
         """(item, ``task(item, *common)``) for each of ``items`` as they finish, in any order; a :class:`Lost`
-        in place of the result of a task whose worker was lost, or :class:`WorkerDied` raised. Closing the
-        iterator early stops the tasks in flight."""
+        in place of the result of a task whose worker was lost, or :class:`WorkerDied` raised; a task's own error
+        is raised here. Closing the iterator early stops the tasks in flight.
+
+        ``items`` is read as the backend has room, and read again after each result it hands back: an iterator
+        that the caller fills as it reads the results (a run's next point after its last) may run dry meanwhile,
+        ending the tasks only once none is in flight either."""
 
     @abstractmethod
     def crew(self, kind: type, arguments: Sequence[tuple]) -> Crew:
@@ -67,20 +71,23 @@ def windowed(
 ) -> Generator[tuple[T, H], None, None]:
     """(item, handle) of each finished task, with ``size`` tasks started at a time, not all of them: ``start``
     starts a task and returns its handle, ``wait`` waits until some of the handles in flight are done and returns
-    those; the next tasks start as they finish. Closed early, it ``stop``s the tasks still in flight."""
+    those; the next tasks start as they finish, and as the caller adds items while it reads them (see
+    :meth:`Backend.tasks`). Closed early, it ``stop``s the tasks still in flight."""
     pending = iter(items)
     waiting: dict[H, T] = {}
 
-    def top_up(count: int) -> None:
-        for item in itertools.islice(pending, count):
+    def top_up() -> None:
+        for item in itertools.islice(pending, size - len(waiting)):
             waiting[start(item)] = item
 
     try:
-        top_up(size)
+        top_up()
         while waiting:
             done = [(waiting.pop(handle), handle) for handle in wait(list(waiting))]
-            top_up(len(done))
-            yield from done
+            top_up()
+            for finished in done:
+                yield finished
+                top_up()
     finally:
         if stop is not None:
             for handle in waiting:

@@ -63,6 +63,7 @@ class Processes(Backend):
             while True:
                 broken = not flight.fill()  # the pool lost a worker: every task in flight is lost with it
                 if not flight.running and not broken:
+                    flight.pool.shutdown()  # all done: the workers exit as processes do, cleaning up after themselves
                     return
                 if flight.running:
                     done = wait(flight.running, return_when=FIRST_COMPLETED).done

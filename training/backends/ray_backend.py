@@ -1,7 +1,8 @@
 """Work on Ray: on a Ray started for the run or on a running cluster (``address``).
 
-A task is a Ray task, run again when its worker dies (``max_retries``); one whose worker is lost every time comes
-back as a :class:`~training.backends.base.Lost`. A crew is one Ray actor per worker, each on one CPU. What every
+A task is a Ray task holding ``cpus`` CPUs (``num_cpus``), run again when its worker dies (``max_retries``); one
+whose worker is lost every time comes back as a :class:`~training.backends.base.Lost`, and a task's own error is
+raised again in the caller. A crew is one Ray actor per worker, each on one CPU. What every
 task or worker is given alike (``common``) is put in Ray's object store once. Where the work runs changes no
 result: seeds come with the work (a game's from its schedule, a self-play worker's from its arguments).
 """
@@ -84,18 +85,23 @@ def _check_reachable(address: str) -> None:
         pass
 
 
+def node_cpus(ray: Any) -> list[int]:
+    """The CPUs of each live node of the cluster that ``ray`` is connected to."""
+    return [int(node["Resources"].get("CPU", 0)) for node in ray.nodes() if node["Alive"]]
+
+
 class Ray(Backend):
     """Tasks and crews on a local Ray or the cluster at ``address``; at most ``workers`` tasks in flight (default:
-    two per CPU of the cluster), and an interrupt cancels those in flight."""
+    two per CPU of the cluster), each task holding ``cpus`` CPUs, and an interrupt cancels those in flight."""
 
-    def __init__(self, workers: int | None = None, address: str | None = None) -> None:
-        self.workers, self.address = workers, address
+    def __init__(self, workers: int | None = None, address: str | None = None, cpus: int = 1) -> None:
+        self.workers, self.address, self.cpus = workers, address, cpus
 
     def tasks(
         self, task: Callable[..., Any], items: Iterable[T], common: tuple = ()
     ) -> Generator[tuple[T, Any], None, None]:
         with connected(self.address, self.workers) as ray:
-            remote = ray.remote(num_cpus=1, max_retries=RETRIES)(task)
+            remote = ray.remote(num_cpus=self.cpus, max_retries=RETRIES)(task)
             in_flight = self.workers or 2 * max(1, int(ray.cluster_resources().get("CPU", 1)))
             shared = [ray.put(value) for value in common]
 
@@ -111,9 +117,12 @@ class Ray(Backend):
             with closing(windowed(items, start, first_done, in_flight, cancel)) as finished:
                 for item, ref in finished:
                     try:
-                        yield item, ray.get(ref)
+                        result = ray.get(ref)
+                    except ray.exceptions.RayTaskError as err:  # the task raised: its error, as in this process
+                        raise err.cause if isinstance(err.cause, Exception) else err from None
                     except ray.exceptions.RayError as err:  # the worker was lost every time (or Ray failed)
-                        yield item, Lost(f"{type(err).__name__}: {_first_line(err)}", str(err))
+                        result = Lost(f"{type(err).__name__}: {_first_line(err)}", str(err))
+                    yield item, result
 
     def crew(self, kind: type, arguments: Sequence[tuple]) -> Crew:
         return _Actors(kind, arguments, self.address)
