@@ -22,10 +22,9 @@ def kdenv(*argv: str) -> int:
     return main(["benchmark", *argv, "--no-progress"])
 
 
-@pytest.fixture(scope="module")
-def interrupted_then_resumed(tmp_path_factory):
-    """The grid stopped (Ctrl-C) at its third evaluation, then run again; the trainings of the second run."""
-    out = tmp_path_factory.mktemp("resumed")
+def interrupted_then_resumed(out: Path) -> list[tuple[str, int, int]]:
+    """The grid stopped (Ctrl-C) at its third evaluation in ``out``, then run again; the trainings of the second
+    run."""
     evaluate, trained = grid_point.evaluate, []
 
     def stop_at_the_third(*args, **kwargs):
@@ -46,28 +45,23 @@ def interrupted_then_resumed(tmp_path_factory):
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(grid_point, "_train_to", recorded)
         assert kdenv(TINY, "--out", str(out)) == 0
-    return out, trained
+    return trained
 
 
-def test_a_grid_writes_every_point_and_its_figures(interrupted_then_resumed):
-    out, _ = interrupted_then_resumed
+def test_an_interrupted_grid_resumes_without_training_a_finished_point_again_to_the_summary_of_one_run(tmp_path):
+    """One test, so that the grid is trained once in it (a fixture would be, once per pytest-xdist worker): every
+    point and its figures written, no finished point trained again, and the summary of the grid run at once."""
+    out = tmp_path / "resumed"
+    trained = interrupted_then_resumed(out)
+    assert len(trained) == POINTS - 2 and len(set(trained)) == len(trained)
     assert len(list(out.glob("*/vs-fg-2p/seed-*/step-*/evaluation.json"))) == POINTS
     for name in ("summary.json", "ALGORITHMS.md", "aggregates.png", "curves.png", "profiles.png", "improvement.png"):
         assert (out / name).stat().st_size > 0
     summary = json.loads((out / "summary.json").read_text())
     assert summary["algorithms"] == ["ppo", "script"] and summary["step"] == 1024
     assert set(summary["by_task"]["vs-fg-2p"]["curve"]["script"]) == {"512", "1024"}
-
-
-def test_an_interrupted_grid_resumes_without_training_a_finished_point_again(interrupted_then_resumed):
-    _, trained = interrupted_then_resumed
-    assert len(trained) == POINTS - 2 and len(set(trained)) == len(trained)
-
-
-def test_the_same_seeds_give_the_same_summary(interrupted_then_resumed, tmp_path):
-    out, _ = interrupted_then_resumed
-    assert kdenv(TINY, "--out", str(tmp_path)) == 0
-    assert (tmp_path / "summary.json").read_text() == (out / "summary.json").read_text()
+    assert kdenv(TINY, "--out", str(tmp_path / "at-once")) == 0
+    assert (tmp_path / "at-once" / "summary.json").read_text() == (out / "summary.json").read_text()
 
 
 @pytest.mark.parametrize(
