@@ -135,7 +135,7 @@ def _cell(e: Evaluation | None) -> str:
     d = e.to_dict()
     low, high = d["win_rate_ci"]
     n_low, n_high = d["normalized_ci"]
-    normalized = f"**{d['normalized']:.2f}** [{n_low:.2f}, {n_high:.2f}]"
+    normalized = f"**{round(d['normalized'], 2) + 0.0:.2f}** [{n_low:.2f}, {n_high:.2f}]"  # + 0.0: no "-0.00"
     return f"{normalized}, {d['win_rate']:.1%} [{low:.1%}, {high:.1%}], {d['margin']:+.1f}, {e.games} g"
 
 
