@@ -16,10 +16,9 @@ from pathlib import Path
 
 import numpy as np
 
-from kdenv.replay import read_records
 from training.arena.evaluation import evaluate
+from training.arena.paired import seat_results
 from training.arena.protocols import PROTOCOLS, get_protocol
-from training.arena.stats import seat_outcome, standings
 
 ANCHORED = ("random", "fg")  # the normalized score's 0 and 1
 
@@ -39,8 +38,7 @@ def main(argv: list[str] | None = None) -> int:
         for spec in ANCHORED:
             folder = args.out / name / spec
             e = evaluate(spec, name, args.games, 0, folder, args.workers).to_dict()
-            mine = _seat_rows(folder / "games.jsonl", spec)
-            rows += mine
+            rows += [seat[1:] for seat in seat_results(folder / "games.jsonl", spec)]  # (win, margin, score)
             low, high = e["margin_ci"]
             pinned = getattr(protocol.anchors, spec)
             measured = f"{e['margin']:>+8.3f} [{low:+.2f}, {high:+.2f}]"
@@ -49,18 +47,6 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{'':<13} both    {len(rows):>5}  {'':>13}  {'':>24}  {np.corrcoef(win, margin)[0, 1]:>17.3f}  "
               f"{np.corrcoef(win, score)[0, 1]:>16.3f}")  # fmt: skip
     return 0
-
-
-def _seat_rows(games: Path, spec: str) -> list[tuple[float, float, float]]:
-    """(win share, margin, score) of each of ``spec``'s seats in the games of ``games``, as the figures count them."""
-    rows = []
-    for record in read_records(games):
-        scores, winners = standings(record)
-        for seat, agent in enumerate(record["agents"]):
-            if agent == spec:
-                win, margin = seat_outcome(scores, winners, seat)
-                rows.append((win, float(margin), float(scores[seat])))
-    return rows
 
 
 if __name__ == "__main__":

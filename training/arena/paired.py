@@ -61,22 +61,23 @@ class GameLine(BaseModel):
         return self
 
 
-def seat_results(games: str | os.PathLike, spec: str) -> Iterator[tuple[int, float, int]]:
-    """(deal, win share, margin) of each of ``spec``'s seats in a tournament's ``games.jsonl``, in the file's order,
-    read a line at a time, each line checked (a one-line error names it); forfeits scored as the figures score them."""
+def seat_results(games: str | os.PathLike, spec: str) -> Iterator[tuple[int, float, int, int]]:
+    """(deal, win share, margin, score) of each of ``spec``'s seats in a tournament's ``games.jsonl``, in the file's
+    order, read a line at a time, each line checked (a one-line error names it); forfeits scored as the figures score
+    them."""
     for where, value in stream_jsonl(games):
         game = checked(GameLine, value, where)
         scores, winners = standings(game.model_dump())
         for seat, agent in enumerate(game.agents):
             if agent == spec:
-                yield (game.tournament.deal, *seat_outcome(scores, winners, seat))
+                yield (game.tournament.deal, *seat_outcome(scores, winners, seat), scores[seat])
 
 
 def by_deal(games: str | os.PathLike, spec: str) -> dict[int, tuple[float, float]]:
     """Deal -> (mean win share, mean margin) of ``spec``'s seats over that deal's games in a tournament's
     ``games.jsonl`` (:func:`seat_results`)."""
     seats: dict[int, list[tuple[float, int]]] = defaultdict(list)
-    for deal, win, margin in seat_results(games, spec):
+    for deal, win, margin, _ in seat_results(games, spec):
         seats[deal].append((win, margin))
     return {
         deal: (sum(w for w, _ in outcomes) / len(outcomes), sum(m for _, m in outcomes) / len(outcomes))

@@ -90,10 +90,9 @@ def play_scheduled(
         return Outcome(game, error=f"{type(err).__name__}: {err}", trace=traceback.format_exc())
     referee = Referee(move_limit)
     played = play_game(table, Game(len(game.agents), rules, game.deal_seed), game.play_seed, traces, referee)
-    if referee.forfeits:
-        seats.drop(specs)  # a player that broke may be left in a bad state
     record = to_record(played, agents=list(game.agents), traces=traces)
     if referee.forfeits:
+        seats.drop(specs)  # a player that broke may be left in a bad state
         record["forfeits"] = [f.to_dict() for f in referee.forfeits]
     record["tournament"] = {
         "game_id": game.game_id,

@@ -41,7 +41,7 @@ def _games(point: Path) -> dict[str, list[float]]:
     anchors = get_protocol(evaluation.protocol).anchors
     results = list(seat_results(point / GAMES, evaluation.spec))
     return {
-        "win_rate": [win for _, win, _ in results],
-        "margin": [float(margin) for _, _, margin in results],
-        "normalized": [anchors.normalize(margin) for _, _, margin in results],
+        "win_rate": [win for _, win, _, _ in results],
+        "margin": [float(margin) for _, _, margin, _ in results],
+        "normalized": [anchors.normalize(margin) for _, _, margin, _ in results],
     }
