@@ -42,3 +42,26 @@ def _alive(pid: int) -> bool:
         return False
     with open(f"/proc/{pid}/stat") as stat:  # a zombie waiting for init to reap it is gone too
         return stat.read().split()[2] != "Z"
+
+
+def test_a_stopped_pool_ends_a_worker_that_holds_on_to_its_result(tmp_path):
+    """A worker that takes SIGTERM as "finish first" (a trainer does), then blocks handing back a large result, is
+    killed after the grace period: stopping the pool returns instead of waiting on it forever (the other worker's
+    death breaks the pool, whose manager then joins the workers instead of reading their results)."""
+    import threading
+
+    from tests.helpers.stubborn import stubborn_task
+    from training.backends.pool import WorkerPool
+
+    pool, started = WorkerPool(2), tmp_path / "started"
+    pool.submit(time.sleep, 60)
+    pool.submit(stubborn_task, str(started))
+    deadline = time.monotonic() + 60
+    while not started.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    worker = int(started.read_text())
+    stopping = threading.Thread(target=pool.terminate, daemon=True)
+    stopping.start()
+    stopping.join(timeout=60)
+    assert not stopping.is_alive(), "the pool waited on a worker that would never end"
+    assert not _alive(worker)

@@ -8,10 +8,13 @@ import multiprocessing
 import os
 import signal
 import threading
+import time
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 from training.main_guard import check_main_guarded
+
+GRACE = 5.0  # seconds a stopped worker has to end by itself before it is killed
 
 
 class WorkerPool(ProcessPoolExecutor):
@@ -25,9 +28,17 @@ class WorkerPool(ProcessPoolExecutor):
         super().__init__(max(workers, 1), self.launcher, initializer=_start_worker)  # type: ignore[call-overload]
 
     def terminate(self) -> None:
-        """Stop the workers now (an interrupt should not wait for a slow search player), then shut the pool down."""
+        """Stop the workers now (an interrupt should not wait for a slow search player), then shut the pool down.
+        SIGTERM first, so that a worker ends what it started (a command's processes); one still alive after
+        :data:`GRACE` seconds is killed: a trainer in it takes SIGTERM as "checkpoint and stop", and a worker that
+        finished its task meanwhile would wait forever to hand back a result that no one reads any more."""
         for process in self.launcher.processes:
             process.terminate()
+        deadline = time.monotonic() + GRACE
+        for process in self.launcher.processes:
+            process.join(max(0.0, deadline - time.monotonic()))
+            if process.is_alive():
+                process.kill()
         self.shutdown(wait=True)
 
 
