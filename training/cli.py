@@ -28,6 +28,10 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
         "training.benchmark_cli",
         "learning algorithms compared over seeds and tasks: rliable's IQM, curves, profiles (not speed: bench)",
     ),
+    "exploit": (
+        "training.exploit_cli",
+        "how exploitable a strategy is: a best response learned against it, its win rate over learner steps",
+    ),
     "train": (
         "training.train_cli",
         "train a player: MaskablePPO, RLlib's PPO or expert iteration (vs scripted opponents or in self-play)",

@@ -54,7 +54,7 @@ Teacher = Literal["fg", "gprd"]  # the compiled players that can teach (training
 # ----- the sections -------------------------------------------------------------------------------------------
 @dataclass(config=SECTION)
 class PPOConfig:
-    total_timesteps: Annotated[Count, POSITIVE] = 1_000_000  # learner decisions to train for
+    total_timesteps: Annotated[Count, AT_LEAST_ZERO] = 1_000_000  # learner decisions to train for (0: the start alone)
     n_envs: Annotated[Count, POSITIVE, ENVS] = 64  # games stepped together in one vector env (one process)
     n_steps: Annotated[Count, POSITIVE] = 512  # decisions per environment per rollout
     batch_size: Annotated[Count, POSITIVE] = 256  # minibatch size

@@ -19,6 +19,8 @@ from stable_baselines3.common.logger import configure as configure_logger
 from agents.checkpoint import CheckpointSettings, load_optimizer, read_checkpoint, save_model, starting_weights
 from agents.policy_network import KingdomPolicy, policy_kwargs
 from kdenv.table import Table
+from training.arena.training_eval import batched
+from training.envs.table_vector import TableVectorEnv
 from training.ppo.bc import behaviour_clone
 from training.ppo.callbacks import (
     CheckpointCallback,
@@ -30,8 +32,8 @@ from training.ppo.callbacks import (
 from training.ppo.config import TrainConfig, config_from_dict
 from training.ppo.league import League, OpponentSampler
 from training.ppo.vec_env import SB3VecEnv
-from training.progress import ProgressBar
-from training.runs.config import ConfigError, init_checkpoint
+from training.progress import ProgressBar, log_line
+from training.runs.config import LEAGUE_OPPONENTS, ConfigError, init_checkpoint
 from training.runs.directory import BC, CONFIG_FILE, LAST, RunDirectory, checkpoint_settings
 from training.runs.signals import Interrupted, stop_on_signals
 
@@ -126,17 +128,31 @@ def start_from(model: MaskablePPO, init: str, settings: CheckpointSettings) -> N
 
 
 def make_env(config: TrainConfig, sampler: OpponentSampler, seed: int) -> SB3VecEnv:
-    """``ppo.n_envs`` games in one vector env, the learner in a random seat, opponents drawn by ``sampler``."""
-    env = SB3VecEnv(
-        config.ppo.n_envs,
-        num_players=config.env.num_players,
-        rules=config.rules(),
-        reward=config.env.reward,
-        gains=config.env.gains,
-        opponent_picker=sampler.pick,
-    )
+    """``ppo.n_envs`` games in one vector env, the learner in a random seat, opponents drawn by ``sampler``; where an
+    opponent of the curriculum only plays through the engine (:func:`engine_only`), games of the single-agent view
+    one after another (said in one line: slower)."""
+    e, slow, venv = config.env, engine_only(config), None
+    if slow:
+        log_line(f"opponents {', '.join(slow)} play through the engine, one game at a time in Python: slower than the "
+                 "vector env, where compiled players and ppo: networks play in batches")  # fmt: skip
+        venv = TableVectorEnv(config.ppo.n_envs, e.num_players, sampler.pick, config.rules(), e.reward, e.gains)
+    env = SB3VecEnv(config.ppo.n_envs, venv, num_players=e.num_players, rules=config.rules(), reward=e.reward,
+                    gains=e.gains, opponent_picker=sampler.pick)  # fmt: skip
     env.seed(seed)
     return env
+
+
+def engine_only(config: TrainConfig) -> list[str]:
+    """The curriculum's opponents that cannot play in the vector env (neither compiled nor a ``ppo:`` network); a
+    curriculum with one of them has none of the league's own networks, which play there alone."""
+    names = {name for stage in config.curriculum for name in stage.opponents}
+    slow = sorted(name for name in names if name not in LEAGUE_OPPONENTS and not batched(name))
+    if slow and names & set(LEAGUE_OPPONENTS):
+        raise ConfigError(
+            f"config key 'curriculum': {', '.join(slow)} play through the engine, where the league's own networks "
+            f"({', '.join(LEAGUE_OPPONENTS)}) cannot; give them in separate runs"
+        )
+    return slow
 
 
 def build_model(config: TrainConfig, env, seed: int) -> MaskablePPO:

@@ -30,8 +30,10 @@ class SB3VecEnv(VecEnv):
 
     render_mode = None
 
-    def __init__(self, num_envs: int, **kwargs: Any) -> None:
-        self.venv = OneLearnerVectorEnv(num_envs, copy=True, **kwargs)  # SB3 keeps what it is given
+    def __init__(self, num_envs: int, venv: Any = None, **kwargs: Any) -> None:
+        """``num_envs`` games of a :class:`OneLearnerVectorEnv` made with ``kwargs``, or those of ``venv``, another
+        env of its interface (:class:`training.envs.table_vector.TableVectorEnv`)."""
+        self.venv = OneLearnerVectorEnv(num_envs, copy=True, **kwargs) if venv is None else venv  # SB3 keeps them
         super().__init__(num_envs, self.venv.single_observation_space, self.venv.single_action_space)
         self._actions: np.ndarray | None = None
         self._seed: int | None = None
