@@ -19,7 +19,8 @@ COMMAND = "kdenv evaluate --leaderboard"
 PAGE = "LEADERBOARD.md"  # the page's name in the leaderboard's folder, unless another page is given
 TO_COME = "…"  # a cell not evaluated yet: the page is written as each cell finishes
 TO_COME_NOTE = f"{TO_COME} : not evaluated yet (the page is written again as each cell finishes)."
-SEARCH_GAMES = 200  # az's games per protocol: about 2 s a game on one core at 16 simulations
+SEARCH_GAMES = 200  # az's games per protocol at its cheap setting: about 2 s a game on one core at 16 simulations
+STRONG_GAMES = 400  # the searches' games per protocol at the budgets where they are strong: hours on 2 cores
 
 
 @dataclass(frozen=True)
@@ -36,8 +37,14 @@ ENTRIES = (
     Entry("gprd", "greedy placement, random draft"),
     Entry("fg", "Full Greedy, the opponents: its row is the mirror match"),
     Entry("fgt", "Full Greedy with tie-breaks"),
-    Entry("mce:playouts=50", "flat Monte Carlo, 50 playouts a decision"),
-    Entry("az:default,simulations=16", "Gumbel search on the table's network, 16 simulations", SEARCH_GAMES),
+    Entry("mce:playouts=50", "flat Monte Carlo, 50 playouts a decision: the cheap setting"),
+    Entry("mce:playouts=500", "flat Monte Carlo, 500 playouts a decision", STRONG_GAMES),
+    Entry(
+        "az:default,simulations=16",
+        "Gumbel search on the table's network, 16 simulations: the cheap setting, weaker than the network alone",
+        SEARCH_GAMES,
+    ),
+    Entry("az:default,simulations=200", "Gumbel search on the table's network, 200 simulations", STRONG_GAMES),
     Entry("ppo:default", "the table's shipped network"),
     Entry("ppo:v1", "the first 4-player network"),
     Entry("ppo:tower4p", "ppo:default's policy with a value tower for az: the same moves"),
