@@ -33,7 +33,7 @@ class Evaluator:
         self.values: Values = values or ("seats" if self.seat_head else "views")
         if self.values == "seats" and not self.seat_head:
             raise ValueError(
-                "values=seats needs a checkpoint with a value per seat (written by `kdenv train` with backend: az); "
+                "values=seats needs a checkpoint with a value per seat (written by `kdenv train` with trainer: az); "
                 "use values=views or values=mover"
             )
         self.prior_only = prior_only

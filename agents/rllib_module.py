@@ -1,4 +1,4 @@
-"""The RLlib RL module of ``rllib:`` players and of ``kdenv train`` with ``backend: rllib``: the network of
+"""The RLlib RL module of ``rllib:`` players and of ``kdenv train`` with ``trainer: rllib``: the network of
 ``ppo`` players (:mod:`agents.policy_network`) over the env's Dict observation, with action masking.
 
 RLlib's action-masking example module expects ``{"observations", "action_mask"}`` and a flat network; this one

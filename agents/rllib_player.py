@@ -1,7 +1,7 @@
 """A player driven by a policy trained with RLlib (``rllib:PATH``), so that it enters tournaments and
 ``kdenv play`` like any other player.
 
-PATH is a run directory of ``kdenv train`` with ``backend: rllib`` (its latest checkpoint is played), an RLlib
+PATH is a run directory of ``kdenv train`` with ``trainer: rllib`` (its latest checkpoint is played), an RLlib
 algorithm checkpoint, or the RL module's own folder in one. The module describes its table itself: its
 observation space gives the players, the kingdom size and whether it observes the gains.
 """
@@ -36,7 +36,7 @@ def module_path(path: str) -> Path:
         raise CheckpointError(f"RLlib checkpoint {path!r} not found; give a run directory of kdenv train (rllib)")
     raise CheckpointError(
         f"{path!r} holds no RLlib module of policy {POLICY!r}; give a run directory of `kdenv train` with "
-        "backend: rllib, or a checkpoint in it"
+        "trainer: rllib, or a checkpoint in it"
     )
 
 

@@ -1,7 +1,7 @@
 """Expert iteration's speed (`kdenv bench selfplay`): search-labelled decisions/s, learner samples/s, and where
 an iteration's time goes; then the same self-play in local processes and in Ray actors at each budget, in one run.
 
-Self-play is that of ``kdenv train`` with ``backend: az`` (:mod:`training.az.selfplay`): the table's shipped
+Self-play is that of ``kdenv train`` with ``trainer: az`` (:mod:`training.az.selfplay`): the table's shipped
 network with a per-seat value head, ``--parallel`` games at once in one process, every seat searching (or, with
 ``--opponent``, one seat a game against that compiled player; its leaves valued by the network, or played out
 by ``--rollout``'s compiled policy as ``configs/az_4p.yaml`` does); the

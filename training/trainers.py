@@ -1,4 +1,4 @@
-"""The three trainers behind one call, chosen by a config's ``backend`` key: ``sb3`` (MaskablePPO, the default),
+"""The three trainers behind one call, chosen by a config's ``trainer`` key: ``sb3`` (MaskablePPO, the default),
 ``rllib`` (RLlib's PPO) and ``az`` (expert iteration); for ``kdenv train`` and ``kdenv benchmark``."""
 
 from __future__ import annotations
@@ -6,37 +6,38 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-TRAINERS = ("sb3", "rllib", "az")  # the config key `backend`: what trains (not where games play)
+from training.runs.config import TRAINER, renamed
+
+TRAINERS = ("sb3", "rllib", "az")  # the config key `trainer`
 
 
-def backend_of(data: Any, resume: str | None) -> str:
-    """The config's backend key; with no config, that of the run resumed (an RLlib run has a checkpoint/, an
-    expert-iteration run's config.yaml says backend az)."""
+def trainer_of(data: Any, resume: str | None) -> str:
+    """The config's trainer; with no config, that of the run resumed (an RLlib run has a checkpoint/, an
+    expert-iteration run's config.yaml says trainer az)."""
     if isinstance(data, dict):
-        return str(data.get("backend", "sb3"))
+        return str(renamed(data).get(TRAINER, "sb3"))
     if resume is None:
         return "sb3"
     if (Path(resume) / "checkpoint").is_dir():
         return "rllib"
-    return "az" if _saved_backend(Path(resume)) == "az" else "sb3"
+    return "az" if _saved_trainer(Path(resume)) == "az" else "sb3"
 
 
-def _saved_backend(run: Path) -> str | None:
-    """The backend key of a run directory's config.yaml (None when it has none, or cannot be read)."""
+def _saved_trainer(run: Path) -> str | None:
+    """The trainer of a run directory's config.yaml (None when it has none, or cannot be read)."""
     import yaml
 
     try:
         data = yaml.safe_load((run / "config.yaml").read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, yaml.YAMLError):
         return None
-    return data.get("backend") if isinstance(data, dict) else None
+    return renamed(data, quiet=True).get(TRAINER) if isinstance(data, dict) else None
 
 
-def train(backend: str, data: Any, overrides: list[str], resume: str | None) -> Path:
-    """Train (or, with ``resume``, go on with) a run of ``backend`` from a raw config and ``key=value``
+def train(trainer: str, data: Any, overrides: list[str], resume: str | None) -> Path:
+    """Train (or, with ``resume``, go on with) a run of ``trainer`` from a raw config and ``key=value``
     overrides; the run directory."""
-    trainer = {"rllib": _train_rllib, "az": _train_az}.get(backend, _train_sb3)
-    return trainer(data, overrides, resume)
+    return {"rllib": _train_rllib, "az": _train_az}.get(trainer, _train_sb3)(data, overrides, resume)
 
 
 def check(data: Any, overrides: list[str]) -> None:
@@ -46,8 +47,7 @@ def check(data: Any, overrides: list[str]) -> None:
     from training.ppo.config import config_from_dict
     from training.rllib.config import rllib_config
 
-    backend = backend_of(data, None)
-    {"rllib": rllib_config, "az": az_config}.get(backend, config_from_dict)(data, overrides)
+    {"rllib": rllib_config, "az": az_config}.get(trainer_of(data, None), config_from_dict)(data, overrides)
 
 
 def _train_sb3(data: Any, overrides: list[str], resume: str | None) -> Path:

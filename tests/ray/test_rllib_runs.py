@@ -55,7 +55,7 @@ def test_resuming_an_sb3_run_with_an_rllib_config_is_refused_before_ray_starts(n
 def test_an_rllib_run_another_process_trains_is_refused_before_ray_starts(no_ray, tmp_path, capsys):
     run = tmp_path / "rllib-run"
     (run / "checkpoint").mkdir(parents=True)
-    (run / CONFIG_FILE).write_text("backend: rllib\n")
+    (run / CONFIG_FILE).write_text("trainer: rllib\n")
     with held_elsewhere(run) as holder:
         assert main(["train", "--resume", str(run)]) == 2
     err = capsys.readouterr().err

@@ -1,4 +1,4 @@
-"""Expert iteration (``backend: az``): its targets are the search's, a tiny run goes end to end and its
+"""Expert iteration (``trainer: az``): its targets are the search's, a tiny run goes end to end and its
 checkpoints play as ``ppo:`` and ``az:``, a stopped or killed run resumes with nothing logged twice, and a
 config of another backend is a one-line error."""
 
@@ -238,11 +238,11 @@ def test_kill_9_then_resume_logs_no_evaluation_twice(tmp_path):
 @pytest.mark.parametrize(
     ("argv", "expected"),
     [
-        (["train", SMOKE, "--backend", "sb3"], "is a config for backend az"),
-        (["train", "configs/smoke.yaml", "--backend", "az"], "is a config for backend sb3"),
+        (["train", SMOKE, "--trainer", "sb3"], "is a config for trainer az"),
+        (["train", "configs/smoke.yaml", "--trainer", "az"], "is a config for trainer sb3"),
         (["train", SMOKE, "--set", "selfplay.simulation=3"], "'selfplay.simulation'"),
         (["train", SMOKE, "--set", "env.reward=score"], "rank reward"),
-        (["train", "configs/smoke.yaml", "--workers", "2"], "--workers is for backend az"),
+        (["train", "configs/smoke.yaml", "--workers", "2"], "--workers is for trainer az"),
     ],
 )
 def test_config_errors_are_one_line(argv, expected, capsys):

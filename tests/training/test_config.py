@@ -18,14 +18,14 @@ def test_every_shipped_config_loads():
     from training.runs.config import read_yaml
 
     paths = sorted(Path("configs").glob("*.yaml"))
-    backends = {path: read_yaml(path).get("backend", "sb3") for path in paths}
-    rllib = [path for path in paths if backends[path] == "rllib"]
-    tables = {load_config(path).env.num_players for path in paths if backends[path] == "sb3"}
+    trainers = {path: read_yaml(path).get("trainer", "sb3") for path in paths}
+    rllib = [path for path in paths if trainers[path] == "rllib"]
+    tables = {load_config(path).env.num_players for path in paths if trainers[path] == "sb3"}
     assert tables == {2, 3, 4}
     assert {tuple(rllib_config(read_yaml(path)).rllib.opponents) for path in rllib} == {(), ("fg", "fg", "fg")}
     az = {
         (c.env.num_players, c.rules().kingdom_size)
-        for c in (az_config(read_yaml(p)) for p in paths if backends[p] == "az")
+        for c in (az_config(read_yaml(p)) for p in paths if trainers[p] == "az")
     }
     assert az == {(2, 5), (3, 5), (4, 5), (2, 7)}  # every table with a shipped network
 
@@ -155,8 +155,8 @@ def test_a_binary_config_file_is_a_one_line_error(tmp_path):
     ("argv", "message"),
     [
         (["configs/rllib_selfplay.yaml", "--set", "rllib.iterationz=1"], "unknown config key 'rllib.iterationz'"),
-        (["--backend", "rllib", "--set", "env.num_players=5"], "config key 'env'"),
-        (["configs/rllib_vs_fg.yaml", "--backend", "sb3"], "is a config for backend rllib"),
+        (["--trainer", "rllib", "--set", "env.num_players=5"], "config key 'env'"),
+        (["configs/rllib_vs_fg.yaml", "--trainer", "sb3"], "is a config for trainer rllib"),
         (
             ["configs/az_smoke.yaml", "--set", "selfplay.backend=gpu"],
             "'selfplay.backend': 'gpu' is not one of local, ray",
@@ -181,3 +181,19 @@ def test_train_takes_rllib_configs_and_refuses_bad_ones_in_one_line(argv, messag
     assert main(["train", *argv]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and message in err[0]
+
+
+def test_an_old_configs_backend_key_is_read_as_its_trainer_with_one_note(capsys):
+    """``backend:`` named the trainer before ``trainer:`` did; an old config still trains, told once in one line."""
+    from training.az.config import az_config
+    from training.runs import config as runs_config
+    from training.trainers import trainer_of
+
+    runs_config._note_renamed.cache_clear()
+    old = {"backend": "az", "env": {"num_players": 2, "gains": True}}
+    assert trainer_of(old, None) == "az"
+    assert az_config(old).trainer == "az"
+    err = capsys.readouterr().err
+    assert err == "kdenv: note: config key 'backend' is now 'trainer'; read as trainer: az\n"
+    with pytest.raises(ConfigError, match="give 'trainer' alone"):
+        az_config({"backend": "az", "trainer": "az"})

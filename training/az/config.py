@@ -1,4 +1,4 @@
-"""The config of ``kdenv train`` with ``backend: az`` (expert iteration): the table and network sections of the
+"""The config of ``kdenv train`` with ``trainer: az`` (expert iteration): the table and network sections of the
 PPO config, and the keys of self-play, the replay buffer, learning and evaluation. Unknown keys and bad values
 are one-line errors naming the dotted key, as there."""
 
@@ -110,7 +110,7 @@ class AZEvalConfig:
 
 @dataclass(config=SECTION)
 class AZConfig:
-    backend: Literal["az"] = "az"  # what makes `kdenv train` take this config
+    trainer: Literal["az"] = "az"  # what makes `kdenv train` take this config
     name: FileName = "az"  # run directory prefix: runs/<name>-<time>/
     seed: Count = 0
     runs_dir: str = "runs"

@@ -1,4 +1,4 @@
-"""Expert iteration (``kdenv train`` with ``backend: az``): the search teaches the network, the network guides
+"""Expert iteration (``kdenv train`` with ``trainer: az``): the search teaches the network, the network guides
 the next search.
 
 ``train_az(config)`` makes (or reopens, to resume) a run directory, starts from the table's network

@@ -33,7 +33,7 @@ from training.benchmark.config import COMMAND_FIELDS, Entry, budget, fill, train
 from training.benchmark.packing import pack, unpack
 from training.runs.signals import Interrupted
 from training.runs.threads import share
-from training.trainers import backend_of, train
+from training.trainers import train, trainer_of
 
 
 @dataclass(frozen=True)
@@ -104,10 +104,10 @@ def _train_to(point: Point, lock: FolderLock, work: Path) -> Path | None:
         return None
     runs = sorted(work.glob("run-*"))
     if runs:
-        return train(backend_of(None, str(runs[-1])), None, [budget(entry, protocol, point.step)], str(runs[-1]))
+        return train(trainer_of(None, str(runs[-1])), None, [budget(entry, protocol, point.step)], str(runs[-1]))
     where = [f"seed={point.seed}", f"runs_dir={work}", "name=run"]
     overrides = [*training_overrides(entry, protocol, point.step), *where]
-    return train(backend_of(point.config, None), point.config, overrides, None)
+    return train(trainer_of(point.config, None), point.config, overrides, None)
 
 
 def workplace(work: str) -> Path:

@@ -1,4 +1,4 @@
-"""MaskablePPO's training configuration (``backend: sb3``), on the config library of :mod:`training.runs.config`.
+"""MaskablePPO's training configuration (``trainer: sb3``), on the config library of :mod:`training.runs.config`.
 
 Every key has a type and a default here; a YAML file only lists what it changes. Checks that need more than one
 key, or the machine, follow in :func:`check`.
@@ -113,7 +113,7 @@ class BCConfig:
 
 @dataclass(config=SECTION)
 class TrainConfig:
-    backend: Literal["sb3"] = "sb3"  # MaskablePPO on the vector env (training.rllib.config: backend rllib)
+    trainer: Literal["sb3"] = "sb3"  # MaskablePPO on the vector env (training.rllib.config: trainer rllib)
     name: FileName = "run"  # run directory prefix: runs/<name>-<time>/
     seed: Count = 0
     runs_dir: str = "runs"  # where run directories are made

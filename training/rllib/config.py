@@ -1,4 +1,4 @@
-"""The config of ``kdenv train`` with ``backend: rllib``: the table and network sections of the PPO config, and
+"""The config of ``kdenv train`` with ``trainer: rllib``: the table and network sections of the PPO config, and
 RLlib's own keys. Unknown keys and bad values are one-line errors naming the dotted key, as there."""
 
 from __future__ import annotations
@@ -63,7 +63,7 @@ class RLlibEvalConfig:
 
 @dataclass(config=SECTION)
 class RLlibConfig:
-    backend: Literal["rllib"] = "rllib"  # what makes `kdenv train` take this config
+    trainer: Literal["rllib"] = "rllib"  # what makes `kdenv train` take this config
     name: FileName = "rllib"  # run directory prefix: runs/<name>-<time>/
     seed: Count = 0
     runs_dir: str = "runs"

@@ -11,8 +11,10 @@ name, the device, a writable ``runs_dir``, the ``init`` checkpoint) are here too
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import os
+import sys
 import tempfile
 import typing
 from pathlib import Path
@@ -228,6 +230,27 @@ def _set(data: dict, assignment: str) -> None:
     node[parts[-1]] = value
 
 
+TRAINER, OLD_TRAINER = "trainer", "backend"  # the key that chooses the trainer, and its old name
+
+
+def renamed(data: dict, quiet: bool = False) -> dict:
+    """``data`` with an old config's top-level ``backend`` (the trainer's key before it was named ``trainer``, now
+    kept for where games run) read as ``trainer``, said in one line unless ``quiet``."""
+    if OLD_TRAINER not in data:
+        return data
+    if TRAINER in data:
+        raise ConfigError(f"config keys {OLD_TRAINER!r} and {TRAINER!r}: give {TRAINER!r} alone (it names the trainer)")
+    if not quiet:
+        _note_renamed(str(data[OLD_TRAINER]))
+    return {(TRAINER if key == OLD_TRAINER else key): value for key, value in data.items()}
+
+
+@functools.cache
+def _note_renamed(trainer: str) -> None:
+    """The one line that tells an old config's key (once a process)."""
+    print(f"kdenv: note: config key {OLD_TRAINER!r} is now {TRAINER!r}; read as {TRAINER}: {trainer}", file=sys.stderr)
+
+
 def validate(data: Any, overrides: list[str] | None, kind: type[T]) -> T:
     """A ``kind`` config (its keys and values validated) from a raw mapping plus ``key=value`` overrides."""
     if not isinstance(data, dict):
@@ -235,6 +258,7 @@ def validate(data: Any, overrides: list[str] | None, kind: type[T]) -> T:
     data = {section: dict(value) if isinstance(value, dict) else value for section, value in data.items()}
     for assignment in overrides or []:
         _set(data, assignment)
+    data = renamed(data)
     try:
         return TypeAdapter(kind).validate_python(data)
     except ValidationError as err:
