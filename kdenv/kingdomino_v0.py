@@ -357,10 +357,14 @@ class raw_env(AECEnv, EzPickle):
         """The legal actions of the decision now (int8; all zero once the game is over), a copy."""
         return self.core.mask[0].copy() if not self.core.over else np.zeros(self.num_actions, np.int8)
 
-    def step(self, action: Any, kernel: Callable[..., int] = step_one, *args: Any) -> None:
-        """Play ``action`` for the agent to act. ``kernel`` (with ``args``) makes the step on the core: the default
-        plays that one move; another may play more moves after it, as one step (their rewards summed), e.g. the
-        replies of compiled opponents (see :meth:`SingleGame.play`)."""
+    def step(self, action: Any) -> None:
+        """Play ``action`` for the agent to act (PettingZoo's step)."""
+        self.play_turn(action, step_one)
+
+    def play_turn(self, action: Any, kernel: Callable[..., int], *args: Any) -> None:
+        """Play ``action`` for the agent to act as :meth:`step` does, the step made on the core by ``kernel`` (with
+        ``args``): one that plays more moves after it, as one step (their rewards summed), e.g. the replies of
+        compiled opponents (see :meth:`SingleGame.play`); not PettingZoo's, for the single-agent view."""
         agent = self.agent_selection
         if agent not in self.terminations or self.terminations[agent] or self.truncations[agent]:
             self._step_out(action, agent)

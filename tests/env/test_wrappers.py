@@ -173,3 +173,12 @@ def test_maskable_ppo_learns_for_a_few_thousand_steps() -> None:
     obs, _ = env.reset(seed=0)
     action, _ = model.predict(obs, action_masks=env.action_masks(), deterministic=True)
     assert env.action_masks()[int(action)]
+
+
+def test_the_aec_envs_step_is_pettingzoos_the_action_alone():
+    """The single-agent view plays its compiled turn through play_turn; step stays PettingZoo's one argument."""
+    import inspect
+
+    from kdenv.kingdomino_v0 import raw_env
+
+    assert list(inspect.signature(raw_env.step).parameters) == ["self", "action"]

@@ -64,7 +64,7 @@ class KingdominoSingleAgentEnv(SingleAgentEnv):
         if self._codes is None:
             super()._step_learner(action)
         else:
-            self.aec.step(action, learner_turn, self._seats, self._plans, self._waiting, self._work, self._draws)
+            self.aec.play_turn(action, learner_turn, self._seats, self._plans, self._waiting, self._work, self._draws)
 
     def _play_opponents(self) -> float:
         """Compiled opponents move in one call of the core (seated at a game's first call); others as in the view."""
