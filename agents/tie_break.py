@@ -8,13 +8,13 @@ run at 0.8x its speed): first the placement the features favour most, then the p
 conditional logit) to the network's choices among Full Greedy's ties over 600 games at the study's table (RESULTS,
 2026-12-05). The ``az`` search plays the searcher's future in its rollouts by it (``rollout=fgt``).
 
-The compiled twin is :func:`agents.batched_policies.broken_ties`; ``tests/conformance`` keeps the two equal. The
+The compiled twin is :func:`agents.batched.tie_break.broken_ties`; ``tests/conformance`` keeps the two equal. The
 weights (``LEAN_*``) are defined there, beside the kernels that freeze them, so that changing one recompiles them.
 """
 
 from __future__ import annotations
 
-from agents.batched_policies import (
+from agents.batched.tie_break import (
     LEAN_CASTLE,
     LEAN_CROWNS,
     LEAN_DISTANCE,

@@ -1,6 +1,6 @@
 """Behaviour cloning: a warm start for PPO by imitating a scripted teacher (``fg``) in its self-play games.
 
-The vector env plays teacher-only games with the compiled teacher (``agents.batched_policies.teacher_moves``, the
+The vector env plays teacher-only games with the compiled teacher (``agents.batched.policy.teacher_moves``, the
 same moves as the Python players) and encodes every decision (observation from the acting seat, legal
 mask, the teacher's best moves, and that seat's return under the run's reward); the trainer keeps the
 latest chunks in a small buffer and fits the policy by cross-entropy on masked logits, with the value
@@ -24,7 +24,8 @@ from typing import Any
 import numpy as np
 import torch
 
-from agents.batched_policies import Policy, teacher_moves, workspace
+from agents.batched.policy import Policy, teacher_moves
+from agents.batched.workspace import workspace
 from agents.policy_network import heads
 from agents.ppo_player import masked_logits
 from kdenv.actions import discard_action, pick_action
