@@ -53,13 +53,14 @@ from kdenv.batched.tables import Tables, tables
 from kdenv.encoding import SCORE_SCALE, ObservationEncoder, action_mask
 from kdenv.flat import flatten
 from kdenv.game import PLACE, Game
-from kdenv.kingdomino_v0 import raw_env, terminal_rewards
+from kdenv.kingdomino_v0 import raw_env
 from kdenv.replay import replay_record, to_record
 from kdenv.rules import Rules
 from kdenv.table import REWARDS
 from kdenv.vector import VectorEnv
 from kdenv.view import PublicView
 from tests.helpers.games import game_after, random_actions
+from tests.helpers.references import terminal_rewards
 from tests.strategies import SET_UP_IDS, SET_UPS, decisions, per_set_up, seeds
 
 NUM_ENVS, GAMES = 2, 2  # the vector env's rows, and the games they finish, in each example of the env pairs

@@ -28,27 +28,14 @@ from agents.batched.policy import Policy, teacher_moves
 from agents.batched.workspace import workspace
 from agents.policy_network import heads
 from agents.ppo_player import masked_logits
-from kdenv.actions import discard_action, pick_action
 from kdenv.batched.rng import draw_states
 from kdenv.encoding import SCORE_SCALE, table_of
-from kdenv.game import PICK, Game
 from kdenv.rules import Rules
 from kdenv.table import Reward, Table
 from kdenv.vector import VectorEnv
 from training.ppo.config import BCConfig
 
 BOARD_LEVELS = 3  # board planes take values k/3 (crowns); stored as uint8 k
-
-
-def fg_choices(fg, game: Game) -> list[int]:
-    """Every action the Python Full Greedy rates best now (it plays one of them at random): the reference
-    the compiled teacher's targets are tested against."""
-    size = game.rules.kingdom_size
-    if game.phase == PICK:
-        return [pick_action(slot, size) for _, slot in fg.choices(game)]
-    if game.must_discard():
-        return [discard_action(size)]
-    return sorted({action for action, _ in fg.choices(game)})
 
 
 TEACHERS: dict[str, Policy] = {"fg": Policy.FG, "gprd": Policy.GPRD}  # the compiled players that teach (Teacher)
