@@ -7,11 +7,11 @@ latest chunks in a small buffer and fits the policy by cross-entropy on masked l
 head regressed on the return so that PPO starts with a critic that fits its actor. Games stream in
 while the network trains, so memory stays small however many games are imitated.
 
-Full Greedy breaks ties at random, and ties are the rule when placing (6.6 equally good placements on
-average, measured over 20 games; a unique best in only 26% of them), so with ``fg`` as teacher the
-target is the whole set of its best moves (the loss is minus the log of their total probability) and
-accuracy counts a move in that set; ``gprd``'s set is its best placements, and every free slot when it
-picks (at random).
+Full Greedy breaks ties at random, and ties are the rule when placing (a unique best placement is rare;
+measured: benchmarks/RESULTS.md, section "`fgt`: Full Greedy with its ties broken as the network breaks them"),
+so with ``fg`` as teacher the target is the whole set of its best moves (the loss is minus the log of their total
+probability) and accuracy counts a move in that set; ``gprd``'s set is its best placements, and every free slot
+when it picks (at random).
 """
 
 from __future__ import annotations
