@@ -13,9 +13,9 @@ rollout policy and its ``mix`` with the network's values, the other seats' moves
 policy's), the lines a chance node keeps, and what a finished game is worth to each seat.
 
 Why rollouts by default: measured by ``kdenv bench decisions``, the moves the search chose on the networks'
-values were worse than the prior's own, and those it chose on ``fg`` playouts better (``benchmarks/RESULTS.md``,
-with the figures). The network guides the search by its prior; ``rollout=none`` (or ``mix`` below 1) brings its
-values in.
+values were worse than the prior's own, and those it chose on ``fg`` playouts better (benchmarks/RESULTS.md,
+section "What the search's values are worth"). The network guides the search by its prior; ``rollout=none`` (or
+``mix`` below 1) brings its values in.
 """
 
 from __future__ import annotations

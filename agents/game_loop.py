@@ -7,7 +7,6 @@ from collections.abc import Callable, Sequence
 
 from agents.base import Player
 from agents.referee import Referee
-from kdenv.dynasty import GAMES_IN_A_DYNASTY, Dynasty
 from kdenv.game import OVER, Game
 from kdenv.view import PublicView
 
@@ -79,10 +78,3 @@ def play_game(
     else:
         referee.seat(players, [None if seed is None else seat_seed(seed, s) for s in range(len(players))])
     return play_moves(players, game, traces, referee=referee)
-
-
-def play_dynasty(players: Sequence[Player], dynasty: Dynasty, seed: int | None = None) -> list[int]:
-    """Play the three games of a Dynasty match; returns the players' totals."""
-    for index in range(GAMES_IN_A_DYNASTY):
-        play_game(players, dynasty.new_game(), None if seed is None else seed * 3 + index)
-    return dynasty.totals()

@@ -11,9 +11,9 @@ first filtered, each with a fall-back to the unfiltered set when the filter woul
   2. then drop placements that leave a single-square hole (an empty cell with no empty neighbour).
 The filters apply to the held domino's placement and to the picked domino's hypothetical one.
 ``gprd`` places by the same filters and score (one placement deep), breaks ties by the rules' own
-tie-break (the larger largest property after placing), and picks at random. Against three random
-players it wins 70% without the filters, 75% with them, and 77.6% with the tie-break too (1000
-games each; the study: 79.4%).
+tie-break (the larger largest property after placing), and picks at random. The filters and the
+tie-break each make it win more often against three random players (measured: benchmarks/RESULTS.md,
+section "The study's protocol").
 With no next line (last round) only the placement counts; a domino that cannot be placed is
 discarded and the pick is chosen by the best placement of the picked domino. The set-up pick
 takes the domino with the most crowns on one half.

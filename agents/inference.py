@@ -1,7 +1,7 @@
 """A network's inference for a player or a search: on one torch thread, the process's own count restored after.
 
 Batch-one and small-batch inference gains nothing from more threads, and on a busy machine they contend badly
-(measured: 86 ms a decision with 2 threads against 5 ms with one, both cores loaded). Restoring the count keeps a
+(a decision on two threads, with both cores loaded, takes many times as long as on one). Restoring the count keeps a
 player from slowing the training of the process that seats it; a switch costs under a microsecond.
 """
 

@@ -1,13 +1,13 @@
 """``learner_turn``: a step of the single-agent view against compiled opponents in one compiled call.
 
-The learner's action, then the opponents' replies (:func:`agents.batched_policies.advance`) until the learner is to
+The learner's action, then the opponents' replies (:func:`agents.batched.policy.advance`) until the learner is to
 move again or the game ends, then the learner's observation: what ``training.envs.single_agent`` asks of one game
 (:meth:`kdenv.batched.single.SingleGame.play`) instead of three calls, each with numba's cost of a call.
 """
 
 from __future__ import annotations
 
-from agents.batched_policies import advance
+from agents.batched.policy import advance
 from kdenv.batched.batch import play_rows
 from kdenv.batched.jit import jit
 from kdenv.batched.machine import player

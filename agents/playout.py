@@ -1,7 +1,7 @@
 """Playouts for Monte Carlo players: finish a game with a playout policy, then score it.
 
 Search players run :class:`Playouts` over a :class:`Snapshot`: the game's public state in the batched arrays
-(:func:`kdenv.batched.convert.to_arrays`), played out by the batched policies (:mod:`agents.batched_policies`:
+(:func:`kdenv.batched.convert.to_arrays`), played out by the batched policies (:mod:`agents.batched`:
 random moves uniform over the legal ones, as ``Game.playout``, greedy ones those of ``agents.greedy.FullGreedy``),
 the unseen dominoes shuffled at each playout, as ``determinize`` does. :func:`play_out` is the same in pure Python
 over the engine: the reference that ``tests/conformance`` checks them against move for move, and the benchmarks too.
@@ -21,8 +21,9 @@ from typing import Literal
 
 import numpy as np
 
-from agents import batched_policies
-from agents.batched_policies import Policy
+from agents.batched import policy as compiled
+from agents.batched.policy import Policy
+from agents.batched.workspace import workspace
 from agents.greedy import FullGreedy
 from kdenv.batched.convert import to_arrays
 from kdenv.batched.grid import placements
@@ -70,7 +71,7 @@ def play_out(game: Game, policy: PlayoutPolicy, seat: int, rng: random.Random, f
 
 class Snapshot:
     """The public state of a game as game 0 of a batched :class:`~kdenv.batched.machine.Games` (sorted unseen),
-    played out by the batched policies (:mod:`agents.batched_policies`)."""
+    played out by the batched policies (:mod:`agents.batched`)."""
 
     __slots__ = ("games", "num_players", "scratch", "tables")
 
@@ -89,7 +90,7 @@ class Snapshot:
         first: tuple[int, ...] = (),
     ) -> np.ndarray:
         """Play the actions ``first`` (legal ones: unchecked), then each seat's ``policies`` (scripted
-        :class:`~agents.batched_policies.Policy` codes, all RANDOM by default; a greedy move is random with chance
+        :class:`~agents.batched.policy.Policy` codes, all RANDOM by default; a greedy move is random with chance
         ``epsilon``) to the end, with the unseen dominoes shuffled; every player's (score, largest property, crowns)."""
         return self._run(rng.getrandbits(32), policies, epsilon, first, True)[0]
 
@@ -114,7 +115,7 @@ class Snapshot:
         if policies is None:
             policies = np.full(self.num_players, Policy.RANDOM, np.int64)
         out = np.zeros((self.num_players, 3), dtype=np.int64)
-        count = batched_policies.playout(
+        count = compiled.playout(
             self.games, self.scratch, self.tables, policies, epsilon, np.array(first, dtype=np.int64), seed, shuffle,
             out,
         )  # fmt: skip
@@ -130,9 +131,9 @@ class Snapshot:
     def greedy_choices(self, tie_break: bool = False) -> set[tuple[int, int]]:
         """Full Greedy's best choices for the acting king: (placement, slot) pairs when placing (slot -1 in
         the last round), (-1, slot) when picking; with ``tie_break``, those ``fgt`` chooses from."""
-        work = batched_policies.workspace(self.tables.cells)
+        work = workspace(self.tables.cells)
         policy = Policy.FGT if tie_break else Policy.FG
-        found = batched_policies.greedy_choices(self.games, 0, self.tables, work, policy)
+        found = compiled.greedy_choices(self.games, 0, self.tables, work, policy)
         return {(int(action), int(slot)) for action, slot in work.best[:found]}
 
 

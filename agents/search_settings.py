@@ -48,7 +48,8 @@ class Settings:
     @property
     def outcome(self) -> Evaluation:
         """``evaluation``, else r where the rollouts alone value a leaf (as many wins against three fg as rank, a
-        wider margin: RESULTS), else rank, the scale the network's values were trained on."""
+        wider margin; measured: benchmarks/RESULTS.md, section "A finished game's worth as the study's R"), else
+        rank, the scale the network's values were trained on."""
         return self.evaluation or ("r" if self.rolled_only else "rank")
 
 

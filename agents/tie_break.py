@@ -1,20 +1,21 @@
 """``fgt``: Full Greedy with its ties broken as the 4-player network breaks them, not at random.
 
-Full Greedy often finds a dozen moves of the same value (early on, two dozen placements). Among those the shipped
-``ppo:default`` is far from random: at the study's table, Full Greedy with its ties broken by that network's logits
-won 56% of 400 games against three ``fg``, where ``fg`` itself wins about 25% and the network alone 58%. This player
-breaks them with a few integer-weighted features instead, cheap beside Full Greedy's own values (compiled playouts
-run at 0.8x its speed): first the placement the features favour most, then the pick. The weights were fitted (a
-conditional logit) to the network's choices among Full Greedy's ties over 600 games at the study's table (RESULTS,
-2026-12-05). The ``az`` search plays the searcher's future in its rollouts by it (``rollout=fgt``).
+Full Greedy often finds many moves of the same value (most of all early on, when placing). Among those the shipped
+``ppo:default`` is far from random: Full Greedy with its ties broken by that network's logits wins far more often
+against three ``fg`` than ``fg`` itself, nearly as often as the network alone. This player breaks them with a
+few integer-weighted features instead, cheap beside Full Greedy's own values: first the placement the features
+favour most, then the pick. The weights were fitted (a conditional logit) to the network's choices among Full
+Greedy's ties at the study's table (measured, with the data and the fit: benchmarks/RESULTS.md, section "`fgt`: Full
+Greedy with its ties broken as the network breaks them"). The ``az`` search plays the searcher's future in its
+rollouts by it (``rollout=fgt``).
 
-The compiled twin is :func:`agents.batched_policies.broken_ties`; ``tests/conformance`` keeps the two equal. The
+The compiled twin is :func:`agents.batched.tie_break.broken_ties`; ``tests/conformance`` keeps the two equal. The
 weights (``LEAN_*``) are defined there, beside the kernels that freeze them, so that changing one recompiles them.
 """
 
 from __future__ import annotations
 
-from agents.batched_policies import (
+from agents.batched.tie_break import (
     LEAN_CASTLE,
     LEAN_CROWNS,
     LEAN_DISTANCE,

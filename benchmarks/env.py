@@ -33,7 +33,7 @@ import numpy as np
 from kdenv.errors import KingdominoError
 
 NAMES = ("aec-2p-7x7", "aec-4p-study", "view-2p-7x7", "pb-4p-study")  # the measures, in the order they run
-TARGETS = {"aec-2p-7x7": 4.4, "view-2p-7x7": 3.0, "pb-4p-study": 5.0}  # multiples of connect_four (issue 48)
+TARGETS = {"aec-2p-7x7": 4.4, "view-2p-7x7": 3.0, "pb-4p-study": 5.0}  # multiples of connect_four to reach
 
 
 def aec_rate(make: Callable[[], Any], seconds: float) -> float:

@@ -5,7 +5,7 @@ game whose set-up picks are made (random), plays it to the end, all players rand
 Greedy, and scores it. ``random`` and ``fg`` are what the search players run: the compiled kernel,
 timed from taking its snapshot of the game (each playout shuffles the unseen dominoes). The
 ``engine`` rows are the pure-Python reference (``agents.playout.play_out`` on a ``determinize``
-copy). The study's Java figures were 5,148 random and 29 Full-Greedy playouts/s.
+copy). The study's Java figures beside ours: benchmarks/RESULTS.md, section "Playout speed".
 """
 
 from __future__ import annotations

@@ -63,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"against 3 fg, 4 players, study rules; batch {args.batch}, minibatch {args.minibatch}, {args.epochs} "
           f"epochs; RLlib: {args.runners} env runner(s) x {args.envs} games; load {os.getloadavg()[0]:.2f}",
           flush=True)  # fmt: skip
-    n_steps = max(1, args.batch // args.envs)  # SB3 first: after RLlib's learner in this process, it ran 6x slower
+    n_steps = max(1, args.batch // args.envs)  # SB3 first: after RLlib's learner in this process, it ran slower
     sb3 = measure("fg", args.seconds, 16, 2, 128, args.envs, n_steps, args.minibatch, args.epochs, 2, gains=True)
     print(f"SB3 MaskablePPO on the vector env: {sb3['steps/s']:,.0f} learner steps/s", flush=True)
     rates = {}

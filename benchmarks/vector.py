@@ -1,7 +1,7 @@
 """Vector env speed (`kdenv bench vector`): decisions/s of many games stepped at once, on one core.
 
 Every figure is one process stepping :class:`kdenv.vector.VectorEnv` with uniformly random legal actions
-(drawn by the compiled ``agents.batched_policies.random_actions`` from the masks, batched, and counted in the
+(drawn by the compiled ``agents.batched.random_moves.random_actions`` from the masks, batched, and counted in the
 time): with observations and masks, with the gains as well (``gains=True``), and with masks alone
 (``observations=False``), for 2, 3 and 4 players and Mighty Duel at ``num_envs`` 1, 64 and 256. Then the
 learner's view (:class:`training.envs.one_learner.OneLearnerVectorEnv`, 256 games) against 3 ``random`` and 3 ``fg``, in
@@ -19,7 +19,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from agents.batched_policies import random_actions
+from agents.batched.random_moves import random_actions
 from kdenv.batched.rng import draw_states
 from kdenv.kingdomino_v0 import raw_env
 from kdenv.rules import Rules

@@ -130,7 +130,7 @@ from pettingzoo.utils import OrderEnforcingWrapper
 from kdenv.actions import shown
 from kdenv.batched.single import SingleGame, step_one
 from kdenv.checks import finite, seed_value
-from kdenv.encoding import SCORE_SCALE, ObservationEncoder
+from kdenv.encoding import ObservationEncoder
 from kdenv.errors import IllegalMoveError, IllegalMoveWarning, KingdominoError
 from kdenv.flat import flat_space
 from kdenv.game import Game, shuffled_deal
@@ -140,17 +140,6 @@ from kdenv.table import Table, TableOptions, check_keywords
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
-
-
-def terminal_rewards(game: Game, reward: str) -> list[float]:
-    """Each player's end-of-game reward under ``reward`` ("score" has none at the end)."""
-    n = game.num_players
-    if reward == "rank":
-        return [1.0 - 2.0 * place / (n - 1) for place in game.placings()]
-    if reward == "margin":
-        scores = game.scores()
-        return [(s - max(scores[:p] + scores[p + 1 :])) / SCORE_SCALE for p, s in enumerate(scores)]
-    return [0.0] * n
 
 
 def action_index(action: Any, size: int) -> int | None:

@@ -16,7 +16,8 @@ from agents.az_search.halving import sequential_halving
 from agents.az_search.qtransforms import completed_q, improved_policy
 from agents.az_search.selection import by_visits, chance_line, puct
 from agents.az_search.tree import MAX_DEPTH, Descent, Edge, Leaf, Node, Spot
-from agents.batched_policies import Policy, advance, finish_rows, policy_moves, workspace
+from agents.batched.policy import Policy, advance, finish_rows, policy_moves
+from agents.batched.workspace import workspace
 from agents.search_settings import Settings
 from kdenv.batched.batch import play_rows
 from kdenv.batched.branch import branch, observe_seats

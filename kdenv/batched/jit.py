@@ -134,7 +134,8 @@ def jit(function=None, *, inline: bool = False):
     """Compile ``function`` in nopython mode with the dependency-aware on-disk cache; ``inline=True`` inlines
     it into its compiled callers (for small functions on the hot path of a playout). Each caller compiles its
     own copy, so larger functions that several kernels call stay out of line: ``choose`` and ``apply`` inlined
-    made a cold compile 30% longer, for no speed that ``kdenv bench playouts`` or ``search`` could measure."""
+    made a cold compile much longer, for no speed that ``kdenv bench playouts`` or ``search`` could measure
+    (measured: benchmarks/RESULTS.md, section "The kernels' compile time, and two cheaper rollouts")."""
     if function is None:
         return lambda f: jit(f, inline=inline)
     path = os.path.abspath(function.__code__.co_filename)
@@ -144,8 +145,9 @@ def jit(function=None, *, inline: bool = False):
 
 
 def direct(kernel, *args):
-    """``kernel`` compiled for the types of ``args``, as a callable that skips numba's type dispatch: that
-    dispatch costs about 4 µs a call on this core's NamedTuple arguments (the arrays themselves 1 µs), which
-    one game a step (:mod:`kdenv.batched.single`) cannot afford. The caller must pass arguments of those
+    """``kernel`` compiled for the types of ``args``, as a callable that skips numba's type dispatch: on this
+    core's NamedTuple arguments that dispatch costs more than one game's step itself, which a game stepped alone
+    (:mod:`kdenv.batched.single`) cannot afford (measured: benchmarks/RESULTS.md, section "The one-game envs on the
+    compiled core, as multiples of connect_four_v3"). The caller must pass arguments of those
     same types (its own arrays, made once) every call."""
     return kernel.compile(tuple(kernel.typeof_pyval(a) for a in args))

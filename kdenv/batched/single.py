@@ -128,7 +128,7 @@ class SingleGame:
     def play_compiled(self, kernel: Callable[..., None], *args: Any) -> None:
         """Let a compiled player move, called as ``kernel(seen, games, tables, step, *args)`` (``step`` a
         :class:`~kdenv.batched.step.Step`; as :meth:`kdenv.vector.VectorEnv.play_compiled` calls it, e.g.
-        ``agents.batched_policies.advance``), the step's rewards summing its moves' (from zero); then observe the
+        ``agents.batched.policy.advance``), the step's rewards summing its moves' (from zero); then observe the
         next mover. ``args`` keep their types."""
         call = (self.seen, self.games, self.tables, self._turn, *args)
         g = self.games

@@ -4,7 +4,7 @@ and the Python players, move for move, is checked in ``tests/conformance``."""
 
 import random
 
-from agents.batched_policies import Policy
+from agents.batched.policy import Policy
 from agents.playout import EPSILON, Snapshot, seat_policies
 from kdenv.actions import discard_action
 from kdenv.game import PLACE, Game

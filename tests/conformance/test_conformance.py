@@ -6,7 +6,7 @@ compiled core and what runs on it must agree with them exactly. The pairs, and w
 * ``engine-core``: :class:`kdenv.game.Game` and the core (:mod:`kdenv.batched`, through
   :class:`agents.playout.Snapshot`): every move of a playout legal, with the same dominoes, ending in the same
   standings; every domino's legal placements in every kingdom.
-* ``full-greedy``: :mod:`agents.greedy` and :mod:`agents.batched_policies`: Full Greedy's best choices (and those
+* ``full-greedy``: :mod:`agents.greedy` and :mod:`agents.batched.greedy`: Full Greedy's best choices (and those
   :mod:`agents.tie_break` narrows them to), gprd's best placements, and the greedy moves of fg, eg and pg playouts.
 * ``observation``: :class:`kdenv.encoding.ObservationEncoder` and the core's observations (:mod:`kdenv.batched.observe`
   in the vector env, updated move by move): every observation, with or without gains, and mask of whole games.
@@ -37,8 +37,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agents import batched_policies
 from agents.az_search import MAX_DEPTH
+from agents.batched.greedy import gprd_placements
+from agents.batched.workspace import workspace
 from agents.greedy import FullGreedy, GreedyPlacement
 from agents.playout import Snapshot, seat_policies
 from agents.tie_break import TieBrokenFullGreedy
@@ -52,13 +53,14 @@ from kdenv.batched.tables import Tables, tables
 from kdenv.encoding import SCORE_SCALE, ObservationEncoder, action_mask
 from kdenv.flat import flatten
 from kdenv.game import PLACE, Game
-from kdenv.kingdomino_v0 import raw_env, terminal_rewards
+from kdenv.kingdomino_v0 import raw_env
 from kdenv.replay import replay_record, to_record
 from kdenv.rules import Rules
 from kdenv.table import REWARDS
 from kdenv.vector import VectorEnv
 from kdenv.view import PublicView
 from tests.helpers.games import game_after, random_actions
+from tests.helpers.references import terminal_rewards
 from tests.strategies import SET_UP_IDS, SET_UPS, decisions, per_set_up, seeds
 
 NUM_ENVS, GAMES = 2, 2  # the vector env's rows, and the games they finish, in each example of the env pairs
@@ -139,8 +141,8 @@ def full_greedy(players: int, rules: Rules, data: st.DataObject) -> None:
         game.step(rng.choice(game.legal_actions()))
     if not game.is_over:
         snapshot = Snapshot(game)
-        work = batched_policies.workspace(snapshot.tables.cells)
-        found = batched_policies.gprd_placements(snapshot.games, 0, snapshot.tables, work)
+        work = workspace(snapshot.tables.cells)
+        found = gprd_placements(snapshot.games, 0, snapshot.tables, work)
         assert sorted(work.best[:found, 0].tolist()) == sorted(GreedyPlacement().best_placements(game))
 
 

@@ -6,7 +6,7 @@ import pytest
 pytest.importorskip("ray")
 
 from kdenv.errors import IllegalMoveError
-from kdenv.kingdomino_v0 import terminal_rewards
+from tests.helpers.references import terminal_rewards
 from training.rllib.env import KingdominoMultiAgentEnv
 
 

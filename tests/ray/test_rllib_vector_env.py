@@ -10,9 +10,9 @@ import pytest
 pytest.importorskip("ray")
 
 from kdenv.encoding import ObservationEncoder
-from kdenv.kingdomino_v0 import terminal_rewards
 from kdenv.replay import replay_steps
 from kdenv.view import PublicView
+from tests.helpers.references import terminal_rewards
 from training.rllib.vector_env import KingdominoVectorEnv
 
 

@@ -11,7 +11,8 @@ from agents.greedy import FullGreedy
 from kdenv.game import OVER, Game
 from kdenv.replay import replay_record
 from kdenv.rules import STUDY_RULES
-from training.ppo.bc import BOARD_LEVELS, fg_choices, imitation_loss, teacher_decisions
+from tests.helpers.references import fg_choices
+from training.ppo.bc import BOARD_LEVELS, imitation_loss, teacher_decisions
 
 
 def test_fg_plays_one_of_its_best_moves():

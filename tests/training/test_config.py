@@ -6,7 +6,8 @@ import re
 
 import pytest
 
-from training.ppo.config import Stage, TrainConfig, config_from_dict, load_config
+from tests.helpers.configs import load_config
+from training.ppo.config import Stage, TrainConfig, config_from_dict
 from training.runs.config import ConfigError
 
 

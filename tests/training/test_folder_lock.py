@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from kdenv.files import FolderLock, FolderLockedError
+from tests.helpers.configs import load_config
 from tests.helpers.locks import held_elsewhere
 from training.cli import main
-from training.ppo.config import load_config
 from training.runs.directory import CONFIG_FILE, LAST, RunDirectory
 
 

@@ -16,7 +16,7 @@ import pytest
 import torch
 
 from agents.checkpoint import read_checkpoint
-from training.ppo.config import load_config
+from tests.helpers.configs import load_config
 from training.ppo.train import load_run_config, train
 from training.runs.directory import LAST
 

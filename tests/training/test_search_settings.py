@@ -16,7 +16,7 @@ from agents.search_settings import SELFPLAY, Settings, settings_of
 from training.az.config import SelfPlayConfig, az_config
 from training.az.start import starting_network
 from training.az.workers import make_selfplay
-from training.ppo.config import ConfigError, read_yaml
+from training.runs.config import ConfigError, read_yaml
 
 SEARCH = [f.name for f in dataclasses.fields(Settings)]
 RENAMED = {"c_puct": "c", "evaluation": "eval"}  # the spec's shorter names (agents.options.Key)

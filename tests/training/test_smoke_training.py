@@ -10,7 +10,7 @@ from agents.game_loop import play_game
 from agents.registry import make_player
 from kdenv.game import Game
 from kdenv.rules import STUDY_RULES
-from training.ppo.config import load_config
+from tests.helpers.configs import load_config
 from training.ppo.train import load_run_config, train
 from training.runs.config import ConfigError
 from training.runs.directory import LAST

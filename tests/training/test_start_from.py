@@ -14,7 +14,7 @@ from kdenv.game import Game
 from kdenv.rules import STUDY_RULES
 from kdenv.view import PublicView
 from tests.helpers.checkpoints import SETTINGS, write_checkpoint
-from training.ppo.config import load_config
+from tests.helpers.configs import load_config
 from training.ppo.league import OpponentSampler
 from training.ppo.train import build_model, make_env, start_from
 from training.runs.config import ConfigError, init_checkpoint

@@ -95,7 +95,8 @@ class LearnConfig:
     max_grad_norm: Annotated[Real, POSITIVE] = 1.0
     min_positions: Annotated[Count, AT_LEAST_ZERO] = 2_000  # no update until the buffer holds this many
     symmetries: bool = False  # each position learned in a random one of its kingdom's 8 images (kdenv.symmetry);
-    # off: the players break ties by action index, so their kingdoms come in one orientation (RESULTS, 2026-12-04)
+    # off: the players break ties by action index, so their kingdoms come in one orientation (measured:
+    # benchmarks/RESULTS.md, section "The prior alone where rollouts value the leaves")
 
 
 @dataclass(config=SECTION)

@@ -35,7 +35,8 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 
-from agents.batched_policies import FIRST_BATCHED, Policy, advance, workspace
+from agents.batched.policy import FIRST_BATCHED, Policy, advance
+from agents.batched.workspace import workspace
 from kdenv.batched.rng import draw_states
 from kdenv.checks import flag, integer, seed_value
 from kdenv.encoding import observation_space

@@ -19,7 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from agents.batched_policies import Policy, advance, workspace
+from agents.batched.policy import Policy, advance
+from agents.batched.workspace import workspace
 from agents.learner_turn import learner_turn
 from agents.registry import make_player
 from kdenv.batched.rng import draw_states

@@ -1,17 +1,17 @@
 """Behaviour cloning: a warm start for PPO by imitating a scripted teacher (``fg``) in its self-play games.
 
-The vector env plays teacher-only games with the compiled teacher (``agents.batched_policies.teacher_moves``, the
+The vector env plays teacher-only games with the compiled teacher (``agents.batched.policy.teacher_moves``, the
 same moves as the Python players) and encodes every decision (observation from the acting seat, legal
 mask, the teacher's best moves, and that seat's return under the run's reward); the trainer keeps the
 latest chunks in a small buffer and fits the policy by cross-entropy on masked logits, with the value
 head regressed on the return so that PPO starts with a critic that fits its actor. Games stream in
 while the network trains, so memory stays small however many games are imitated.
 
-Full Greedy breaks ties at random, and ties are the rule when placing (6.6 equally good placements on
-average, measured over 20 games; a unique best in only 26% of them), so with ``fg`` as teacher the
-target is the whole set of its best moves (the loss is minus the log of their total probability) and
-accuracy counts a move in that set; ``gprd``'s set is its best placements, and every free slot when it
-picks (at random).
+Full Greedy breaks ties at random, and ties are the rule when placing (a unique best placement is rare;
+measured: benchmarks/RESULTS.md, section "`fgt`: Full Greedy with its ties broken as the network breaks them"),
+so with ``fg`` as teacher the target is the whole set of its best moves (the loss is minus the log of their total
+probability) and accuracy counts a move in that set; ``gprd``'s set is its best placements, and every free slot
+when it picks (at random).
 """
 
 from __future__ import annotations
@@ -24,30 +24,18 @@ from typing import Any
 import numpy as np
 import torch
 
-from agents.batched_policies import Policy, teacher_moves, workspace
+from agents.batched.policy import Policy, teacher_moves
+from agents.batched.workspace import workspace
 from agents.policy_network import heads
 from agents.ppo_player import masked_logits
-from kdenv.actions import discard_action, pick_action
 from kdenv.batched.rng import draw_states
 from kdenv.encoding import SCORE_SCALE, table_of
-from kdenv.game import PICK, Game
 from kdenv.rules import Rules
 from kdenv.table import Reward, Table
 from kdenv.vector import VectorEnv
 from training.ppo.config import BCConfig
 
 BOARD_LEVELS = 3  # board planes take values k/3 (crowns); stored as uint8 k
-
-
-def fg_choices(fg, game: Game) -> list[int]:
-    """Every action the Python Full Greedy rates best now (it plays one of them at random): the reference
-    the compiled teacher's targets are tested against."""
-    size = game.rules.kingdom_size
-    if game.phase == PICK:
-        return [pick_action(slot, size) for _, slot in fg.choices(game)]
-    if game.must_discard():
-        return [discard_action(size)]
-    return sorted({action for action, _ in fg.choices(game)})
 
 
 TEACHERS: dict[str, Policy] = {"fg": Policy.FG, "gprd": Policy.GPRD}  # the compiled players that teach (Teacher)

@@ -37,7 +37,6 @@ from training.runs.config import (
     check_opponent,
     check_writable,
     init_settings,
-    read_yaml,
     validate,
 )
 
@@ -186,8 +185,3 @@ def config_from_dict(data: dict, overrides: list[str] | None = None) -> TrainCon
     config = validate(data, overrides, TrainConfig)
     check(config)
     return config
-
-
-def load_config(path: str | Path, overrides: list[str] | None = None) -> TrainConfig:
-    """Read a YAML config file; a missing file, bad YAML, unknown key or bad value is a one-line ConfigError."""
-    return config_from_dict(read_yaml(path), overrides)
