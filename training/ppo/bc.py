@@ -24,9 +24,10 @@ from typing import Any
 import numpy as np
 import torch
 
-from agents.batched_policies import Policy, teacher_moves, workspace
+from agents.batched_policies import teacher_moves, workspace
 from agents.policy_network import heads
 from agents.ppo_player import masked_logits
+from agents.specs import compiled_policy
 from kdenv.actions import discard_action, pick_action
 from kdenv.batched.rng import draw_states
 from kdenv.encoding import SCORE_SCALE, table_of
@@ -48,9 +49,6 @@ def fg_choices(fg, game: Game) -> list[int]:
     if game.must_discard():
         return [discard_action(size)]
     return sorted({action for action, _ in fg.choices(game)})
-
-
-TEACHERS: dict[str, Policy] = {"fg": Policy.FG, "gprd": Policy.GPRD}  # the compiled players that teach (Teacher)
 
 
 def teacher_decisions(
@@ -87,7 +85,7 @@ def teacher_decisions(
     finished = emitted = 0
     while emitted < games:
         movers = info["current_player"]
-        teacher_moves(venv.games, t, rows, int(TEACHERS[teacher]), plans, work, targets, actions, draws)
+        teacher_moves(venv.games, t, rows, int(compiled_policy(teacher)), plans, work, targets, actions, draws)
         if student is not None and students[rows, movers].any():
             played = np.flatnonzero(students[rows, movers])
             sub = {key: obs[key][played] for key in ("board", "features")}
