@@ -38,7 +38,7 @@ EPSILON = 0.75  # eg: chance of a random move at each decision
 
 
 def seat_policies(policy: PlayoutPolicy, num_players: int, seat: int) -> tuple[np.ndarray, float]:
-    """(each seat's compiled :class:`~agents.batched_policies.Policy`, the chance of a random greedy move) of the
+    """(each seat's compiled :class:`~agents.batched.policy.Policy`, the chance of a random greedy move) of the
     playout ``policy`` searched by ``seat``, as :meth:`Snapshot.playout` takes them."""
     others = Policy.RANDOM if policy in ("random", "pg") else Policy.FG
     policies = np.full(num_players, others, np.int64)

@@ -114,12 +114,12 @@ class BatchedPolicy:
 
 
 def batched_policy(
-    path: str, num_players: int, kingdom_size: int, gains: bool = False, sample: bool = False
+    spec: str, played: PPOOptions, num_players: int, kingdom_size: int, gains: bool = False
 ) -> BatchedPolicy:
-    """The batched opponent of checkpoint ``path`` (``default``: the shipped one of that table) for that table,
-    in a vector env whose observations have ``gains`` or not."""
-    spec = f"ppo:{path}"
-    path = checkpoint_path(path, num_players, kingdom_size)
+    """The batched opponent that a ``ppo:`` spec plays at that table, its options ``played`` as
+    :func:`agents.specs.checkpoint_of` reads them (the checkpoint, ``default``: the table's shipped one; whether it
+    samples), in a vector env whose observations have ``gains`` or not; named by the spec, as a tournament names it."""
+    path = checkpoint_path(played.path, num_players, kingdom_size)
     settings, state = read_checkpoint(path)
     check_table(settings, num_players, kingdom_size, f"checkpoint {path!r}")
     if settings.gains != gains:
@@ -128,7 +128,7 @@ def batched_policy(
             f"checkpoint {path!r} was trained on observations {with_gains} gains and cannot read this env's; "
             f"make the env with gains={settings.gains}"
         )
-    return BatchedPolicy(build_policy(settings, state, f"checkpoint {path!r}"), spec, sample)
+    return BatchedPolicy(build_policy(settings, state, f"checkpoint {path!r}"), spec, played.sample)
 
 
 @dataclass(frozen=True)

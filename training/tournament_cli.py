@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from agents.referee import MOVE_LIMIT
 from agents.registry import PLAYERS, known_names, make_player
+from agents.specs import slug_of
 from kdenv.errors import KingdominoError
 from kdenv.rules import STUDY_RULES, Rules
 from training.arena.report import print_results, win_summary
@@ -160,7 +161,7 @@ def _settings(args: argparse.Namespace) -> tuple[list[str], int, int, Rules, str
         if args.agents or args.players not in (None, 4) or args.rules or args.quick:
             raise KingdominoError("--protocol study fixes the table (--agent vs 3 fg, 4 players, MK + Harmony)")
         opponent = args.opponent or STUDY_OPPONENT
-        name = "-vs-".join(_file_name(spec) for spec in [args.agent] + ([opponent] if args.opponent else []))
+        name = "-vs-".join(slug_of(spec) for spec in [args.agent] + ([opponent] if args.opponent else []))
         return [args.agent] + [opponent] * 3, 4, _games(args, 100), STUDY_RULES, args.out or f"runs/study-{name}"
     if args.agent or args.opponent:
         raise KingdominoError("--agent is for --protocol study; use --agents SPEC SPEC ... for a tournament")
@@ -171,10 +172,6 @@ def _settings(args: argparse.Namespace) -> tuple[list[str], int, int, Rules, str
     games = _games(args, QUICK_GAMES if args.quick else 100)
     out = args.out or ("runs/tournament-quick" if args.quick else "runs/tournament")
     return agents, players, games, Rules.from_names(args.rules), out
-
-
-def _file_name(spec: str) -> str:
-    return spec.replace(":", "_").replace("/", "_").replace("=", "-")
 
 
 def _games(args: argparse.Namespace, default: int) -> int:

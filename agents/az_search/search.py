@@ -19,6 +19,7 @@ from agents.az_search.tree import MAX_DEPTH, Descent, Edge, Leaf, Node, Spot
 from agents.batched.policy import Policy, advance, finish_rows, policy_moves
 from agents.batched.workspace import workspace
 from agents.search_settings import Settings
+from agents.specs import COMPILED, compiled_policy
 from kdenv.batched.batch import play_rows
 from kdenv.batched.branch import branch, observe_seats
 from kdenv.batched.machine import DRAWN, KING, PHASE, PICKING, QUEUE, RANK, SHARE, Games, games
@@ -28,8 +29,8 @@ from kdenv.batched.step import Step
 from kdenv.batched.tables import Tables
 
 VIRTUAL_LOSS = 1.0  # subtracted from the mover's value of an edge while a simulation through it waits
-ROLLOUTS = {p.name.lower(): int(p) for p in (Policy.RANDOM, Policy.GPRD, Policy.FG, Policy.FGT)}  # their codes: the
-# compiled policies of Rollout and Others
+ROLLOUTS = {name: int(compiled_policy(name)) for name in COMPILED}  # their codes: the compiled policies of Rollout
+# and Others
 EVALUATIONS = {"rank": RANK, "r": SHARE}  # the Evaluation codes (kdenv.batched.machine.outcomes)
 
 

@@ -17,10 +17,17 @@ import ast
 import functools
 import hashlib
 import os
+import pickle
 import sys
 
 import numba
-from numba.core.caching import CacheImpl, InTreeCacheLocator, UserProvidedCacheLocator, UserWideCacheLocator
+from numba.core.caching import (
+    CacheImpl,
+    IndexDataCacheFile,
+    InTreeCacheLocator,
+    UserProvidedCacheLocator,
+    UserWideCacheLocator,
+)
 
 from kdenv.errors import KingdominoError
 
@@ -128,6 +135,21 @@ def patchable(locators: object) -> list:
 
 
 patchable(CacheImpl._locator_classes)[:0] = [_UserProvided, _InTree, _UserWide]  # tried first; others' files pass on
+
+_load_index = IndexDataCacheFile._load_index
+
+
+def _index_or_none(self: IndexDataCacheFile) -> dict:
+    """numba's cache index of a function, or none (a stale cache: compiled again) where it cannot be read back.
+    Numba unpickles an index before it compares its stamp, and an index names the types of the arguments compiled
+    for: after a module of ours that defines one moved, reading it raised instead of compiling again."""
+    try:
+        return _load_index(self)
+    except (ImportError, AttributeError, pickle.UnpicklingError, EOFError):
+        return {}
+
+
+IndexDataCacheFile._load_index = _index_or_none  # type: ignore[method-assign]
 
 
 def jit(function=None, *, inline: bool = False):

@@ -89,3 +89,19 @@ def test_a_numba_that_breaks_the_cache_patch_stops_the_import_with_one_line(chan
     assert result.returncode != 0
     last = result.stderr.strip().splitlines()[-1]
     assert last.startswith("kdenv.batched.jit.NumbaCacheError: ") and message in last, result.stderr
+
+
+def test_an_index_that_names_a_moved_module_is_a_stale_cache(tmp_path):
+    """numba unpickles a function's cache index before it compares stamps; one that names a module since moved (a
+    type of the arguments compiled for) reads as no cache, compiled again, instead of a ModuleNotFoundError."""
+    import pickle
+
+    from numba.core.caching import IndexDataCacheFile
+
+    import kdenv.batched.jit  # noqa: F401  (its patch)
+
+    index = IndexDataCacheFile(cache_path=str(tmp_path), filename_base="kernel", source_stamp="now")
+    with open(index._index_path, "wb") as handle:
+        pickle.dump(index._version, handle)
+        handle.write(b"cno_such_module_of_ours\nWorkspace\n.")  # a pickle naming a class of a module that is gone
+    assert index._load_index() == {}

@@ -18,6 +18,7 @@ from typing import Annotated, Literal, get_args
 from pydantic import BaseModel, Field
 
 from agents.options import Bound, shown
+from agents.specs import slug_of
 from kdenv.errors import KingdominoError
 from kdenv.files import JsonFileError, read_json, write_atomically
 from training.arena.contents import READ_BACK, ContentError, checked
@@ -124,9 +125,8 @@ class EvaluationFile(BaseModel):
 
 
 def default_out(protocol: Protocol, spec: str) -> Path:
-    """``runs/evaluate/PROTOCOL-vN/SPEC`` (the spec made a file name)."""
-    name = spec.replace(os.sep, "_").replace(":", "_").replace("=", "-").replace(",", "_")
-    return Path("runs") / "evaluate" / f"{protocol.name}-v{protocol.version}" / name
+    """``runs/evaluate/PROTOCOL-vN/SPEC`` (the spec made a folder name, :func:`agents.specs.slug_of`)."""
+    return Path("runs") / "evaluate" / f"{protocol.name}-v{protocol.version}" / slug_of(spec)
 
 
 def evaluation_tournament(

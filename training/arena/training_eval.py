@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.checkpoint import CheckpointSettings, write_player
+from agents.specs import plays_batched
 from kdenv.files import append_jsonl
 from kdenv.rules import Rules
 from training.arena.report import no_nan, win_summary
@@ -25,14 +26,7 @@ from training.arena.stats import AgentResult, summarize
 from training.arena.tournament import Tournament
 
 EVAL_SEED = 1_000_000  # every evaluation of every trainer plays the same deals: checkpoints and runs compare paired
-LEARNER_NAME = "learner"  # the learner's name in the results (agents.batched_policies.Policy.LEARNER is its seat code)
-
-
-def batched(opponent: str) -> bool:
-    """Whether ``opponent`` plays in the vector env (compiled, or a checkpoint), so no worker is needed."""
-    from training.envs.one_learner import COMPILED
-
-    return opponent.strip().lower() in COMPILED or opponent.strip().lower().startswith("ppo:")
+LEARNER_NAME = "learner"  # the learner's name in the results (agents.batched.policy.Policy.LEARNER is its seat code)
 
 
 def evaluate(
@@ -48,9 +42,10 @@ def evaluate(
     address: str | None = None,
 ) -> AgentResult:
     """The learner's line after ``games`` games of the policy (``settings`` + ``state``) against copies of
-    ``opponent``: in the vector env when the opponent plays there (:func:`batched`), else as a tournament on
-    ``backend`` (``workers`` processes here, or Ray tasks; its games rounded up to whole rounds of seatings)."""
-    if batched(opponent):
+    ``opponent``: in the vector env when the opponent plays there (:func:`agents.specs.plays_batched`), else as a
+    tournament on ``backend`` (``workers`` processes here, or Ray tasks; its games rounded up to whole rounds of
+    seatings)."""
+    if plays_batched(opponent):
         return summarize(_play_batched(settings, state, opponent, games, rules, seed, deterministic)).agent(
             LEARNER_NAME
         )

@@ -2,10 +2,11 @@
 
 The single-agent view of :mod:`kdenv.wrappers`, batched over :class:`kdenv.vector.VectorEnv`: each row is
 a game in which the learner holds one seat (drawn at each deal, or fixed by ``seat``) and the opponents
-hold the others. Scripted opponents (``"random"``, ``"gprd"``, ``"fg"``, ``"fgt"``) play inside the compiled kernel
-(``agents.batched_policies``); a batched opponent is a callable ``(obs_batch, mask_batch) -> actions`` (a
-``ppo:PATH`` spec makes one from a checkpoint), called once per opponent decision across all the games
-waiting on it, never once per game::
+hold the others. Scripted opponents (``"random"``, ``"gprd"``, ``"fg"``, ``"fgt"``, in any case) play inside the
+compiled kernel (``agents.batched``); a batched opponent is a callable ``(obs_batch, mask_batch) -> actions``
+(a ``ppo:PATH`` spec, ``ppo:PATH,sample=true`` too, makes one from a checkpoint, once per env), called once per
+opponent decision across all the games waiting on it, never once per game; :mod:`agents.specs` tells which specs
+play here, as everywhere else::
 
     from training.envs.one_learner import OneLearnerVectorEnv
     venv = OneLearnerVectorEnv(256, num_players=4, opponents=["fg"] * 3, middle_kingdom=True, harmony=True)
@@ -20,9 +21,9 @@ its ``scores``, ``placings``, ``seat`` and ``agents`` (the name in each seat), m
 the learner's seat; with ``observation="flat"`` an observation is the (N, D) array of :mod:`kdenv.flat`'s vectors
 (as in the single-agent view), and a batched callable opponent gets its batch in that format too (a ``ppo:PATH``
 one the dict its checkpoint learnt on). ``reset(seed=s)`` replays the same games for the same learner actions;
-the compiled opponents draw from generators of this env's own (one per game, seeded from ``s``), so other envs
-and searches in the process never change its games. ``training.ppo.vec_env`` wraps it as a Stable-Baselines3
-``VecEnv``.
+the compiled opponents draw from generators of this env's own (one per game, seeded from ``s``), and so do the
+``ppo:`` ones that sample (one stream each), so other envs and searches in the process never change its games.
+``training.ppo.vec_env`` wraps it as a Stable-Baselines3 ``VecEnv``.
 """
 
 from __future__ import annotations
@@ -37,6 +38,9 @@ from gymnasium.vector import AutoresetMode
 
 from agents.batched.policy import FIRST_BATCHED, Policy, advance
 from agents.batched.workspace import workspace
+from agents.ppo_player import BatchedPolicy as CheckpointPolicy
+from agents.ppo_player import PPOOptions, batched_policy
+from agents.specs import COMPILED, checkpoint_of, compiled_policy_of
 from kdenv.batched.rng import draw_states
 from kdenv.checks import flag, integer, seed_value
 from kdenv.encoding import observation_space
@@ -48,7 +52,6 @@ from kdenv.vector import VectorEnv
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-COMPILED = {"random": Policy.RANDOM, "gprd": Policy.GPRD, "fg": Policy.FG, "fgt": Policy.FGT}  # in code order
 BatchedPolicy = Callable[[dict, np.ndarray], Any]  # (obs batch, mask batch) -> actions
 Opponent = str | BatchedPolicy
 
@@ -76,6 +79,7 @@ class OneLearnerVectorEnv(gymnasium.vector.VectorEnv):
         self._batched: list[BatchedPolicy] = []  # batched opponents; code FIRST_BATCHED + k is _batched[k] (first:
         # close(), which Gymnasium's __del__ calls, reads it, also when the checks below refuse the env)
         self._reads: list[Observation] = []  # the observation each batched opponent reads, in the same order
+        self._checkpoints: dict[str, CheckpointPolicy] = {}  # spec -> the batched policy of each ppo: opponent
         check_keywords("OneLearnerVectorEnv", OneLearnerVectorEnv, table)
         self.env = VectorEnv(num_envs, num_players, copy=False, **table)  # checks num_envs and the table
         num_envs, num_players = self.env.num_envs, self.env.num_players
@@ -86,6 +90,8 @@ class OneLearnerVectorEnv(gymnasium.vector.VectorEnv):
         t = self.tables
         self._names: list[str] = list(COMPILED)  # the name of each code, for records
         self._picker = opponent_picker
+        self._rng = np.random.default_rng()
+        self._draws = draw_states(self._rng, num_envs)  # the compiled opponents' generators, one per game
         self._opponents = np.zeros((num_envs, num_players - 1), np.int64)  # codes of each row's next opponents
         self.set_opponents(["random"] * (num_players - 1) if opponents is None else opponents)
         self._seats = np.zeros((num_envs, num_players), np.int64)  # each game's seat codes
@@ -95,8 +101,6 @@ class OneLearnerVectorEnv(gymnasium.vector.VectorEnv):
         self._rows = np.arange(num_envs)
         self._work = workspace(t.cells)
         self._reward = np.zeros(num_envs, np.float64)
-        self._rng = np.random.default_rng()
-        self._draws = draw_states(self._rng, num_envs)  # the compiled opponents' generators, one per game
         seen_space = observation_space(num_players, t.size, t.gains)
         self.single_observation_space = flat_space(seen_space) if self.flat else seen_space
         self.observation_space = gymnasium.vector.utils.batch_space(self.single_observation_space, num_envs)
@@ -118,19 +122,16 @@ class OneLearnerVectorEnv(gymnasium.vector.VectorEnv):
         """The seat code of an opponent: a compiled policy's, or a batched one's (registered once)."""
         reads: Observation = self.env.table.observation
         if isinstance(opponent, str):
-            name = opponent.strip().lower()
-            if name in COMPILED:
-                return COMPILED[name]
-            if not name.startswith("ppo:"):
+            code = compiled_policy_of(opponent)
+            if code is not None:
+                return code
+            played = checkpoint_of(opponent)
+            if played is None:
                 raise KingdominoError(
                     f"opponent {opponent!r} cannot play in the vector env; use random, gprd, fg, fgt, ppo:PATH "
                     "or a batched callable (obs_batch, mask_batch) -> actions"
                 )
-            from agents.ppo_player import batched_policy
-
-            path = opponent.partition(":")[2]
-            opponent = batched_policy(path, self.num_players, self.rules.kingdom_size, self.tables.gains)
-            reads = "dict"
+            opponent, reads = self._checkpoint(opponent.strip(), played), "dict"
         if not callable(opponent):
             raise KingdominoError(f"opponent {opponent!r} is neither a player spec nor a batched callable")
         for k, known in enumerate(self._batched):
@@ -141,6 +142,15 @@ class OneLearnerVectorEnv(gymnasium.vector.VectorEnv):
         self._names.append(getattr(opponent, "spec", getattr(opponent, "__name__", type(opponent).__name__)))
         return FIRST_BATCHED + len(self._batched) - 1
 
+    def _checkpoint(self, spec: str, played: PPOOptions) -> CheckpointPolicy:
+        """The batched policy of a ``ppo:`` spec (its options ``played``), read from its checkpoint once per env (a
+        picker names it at every deal), drawing its samples from a stream of this env's generator."""
+        if spec not in self._checkpoints:
+            policy = batched_policy(spec, played, self.num_players, self.rules.kingdom_size, self.tables.gains)
+            policy.rng = self._rng.spawn(1)[0]
+            self._checkpoints[spec] = policy
+        return self._checkpoints[spec]
+
     # ----- the Gymnasium vector API ----------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[Any, dict]:
         """Deal every game afresh and play the opponents up to the learner's first decision. ``seed`` also
@@ -149,6 +159,8 @@ class OneLearnerVectorEnv(gymnasium.vector.VectorEnv):
         if seed is not None:
             self._rng = np.random.default_rng(seed)
             self._draws = draw_states(self._rng, self.num_envs)
+            for policy in self._checkpoints.values():
+                policy.rng = self._rng.spawn(1)[0]
         self.env.reset(seed=None if seed is None else int(self._rng.integers(2**62)))
         self._new_games(self._rows)
         self._observe(self._rows)

@@ -3,10 +3,10 @@
 :class:`KingdominoSingleAgentEnv` is :class:`kdenv.wrappers.SingleAgentEnv` whose opponents may also be spec
 strings (``"random"``, ``"fg"``, ``"ppo:PATH"``), made by :func:`agents.registry.make_player` and seated at the
 table; without ``opponents`` the learner plays against random players. When every opponent is a scripted spec
-(``"random"``, ``"gprd"``, ``"fg"``, ``"fgt"``) they play inside the compiled core (``agents.batched_policies``, as in
-:mod:`training.envs.one_learner`), drawing from a generator seeded at each reset, and the engine stays out of the
-loop; the same seed plays the same episode. ``import kdenv`` registers it
-(:mod:`kdenv.registration`), and ``gymnasium.make`` imports this module::
+(``"random"``, ``"gprd"``, ``"fg"``, ``"fgt"``, in any case: :func:`agents.specs.compiled_policy_of`) they play
+inside the compiled core (``agents.batched``, as in :mod:`training.envs.one_learner`), drawing from a
+generator seeded at each reset, and the engine stays out of the loop; the same seed plays the same episode.
+``import kdenv`` registers it (:mod:`kdenv.registration`), and ``gymnasium.make`` imports this module::
 
     import gymnasium, kdenv
     env = gymnasium.make("kdenv/Kingdomino-v0", num_players=4, opponents=["fg"] * 3, observation="flat")
@@ -23,10 +23,10 @@ from agents.batched.policy import Policy, advance
 from agents.batched.workspace import workspace
 from agents.learner_turn import learner_turn
 from agents.registry import make_player
+from agents.specs import compiled_policy_of
 from kdenv.batched.rng import draw_states
 from kdenv.rules import Rules, player_count
 from kdenv.wrappers import Opponent, SingleAgentEnv, TablePlayer
-from training.envs.one_learner import COMPILED
 
 
 class KingdominoSingleAgentEnv(SingleAgentEnv):
@@ -53,8 +53,8 @@ class KingdominoSingleAgentEnv(SingleAgentEnv):
     def set_opponents(self, opponents: Sequence[Any]) -> None:
         """As the view's; opponents that are all scripted specs play in the compiled core."""
         super().set_opponents(opponents)
-        compiled = all(isinstance(o, str) and o in COMPILED for o in opponents)
-        self._codes = [int(COMPILED[o]) for o in opponents] if compiled else None
+        codes = [code for o in opponents if isinstance(o, str) and (code := compiled_policy_of(o)) is not None]
+        self._codes = [int(code) for code in codes] if len(codes) == len(opponents) else None
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[Any, dict]:
         self._seated = False

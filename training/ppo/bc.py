@@ -24,10 +24,11 @@ from typing import Any
 import numpy as np
 import torch
 
-from agents.batched.policy import Policy, teacher_moves
+from agents.batched.policy import teacher_moves
 from agents.batched.workspace import workspace
 from agents.policy_network import heads
 from agents.ppo_player import masked_logits
+from agents.specs import compiled_policy
 from kdenv.batched.rng import draw_states
 from kdenv.encoding import SCORE_SCALE, table_of
 from kdenv.rules import Rules
@@ -36,9 +37,6 @@ from kdenv.vector import VectorEnv
 from training.ppo.config import BCConfig
 
 BOARD_LEVELS = 3  # board planes take values k/3 (crowns); stored as uint8 k
-
-
-TEACHERS: dict[str, Policy] = {"fg": Policy.FG, "gprd": Policy.GPRD}  # the compiled players that teach (Teacher)
 
 
 def teacher_decisions(
@@ -75,7 +73,7 @@ def teacher_decisions(
     finished = emitted = 0
     while emitted < games:
         movers = info["current_player"]
-        teacher_moves(venv.games, t, rows, int(TEACHERS[teacher]), plans, work, targets, actions, draws)
+        teacher_moves(venv.games, t, rows, int(compiled_policy(teacher)), plans, work, targets, actions, draws)
         if student is not None and students[rows, movers].any():
             played = np.flatnonzero(students[rows, movers])
             sub = {key: obs[key][played] for key in ("board", "features")}

@@ -18,6 +18,7 @@ from typing import Any
 from stable_baselines3.common.callbacks import BaseCallback
 
 from agents.checkpoint import CheckpointSettings, save_model
+from agents.specs import checkpoint_of
 from training.arena.training_eval import EVAL_SEED, evaluate, to_entry
 from training.ppo.config import Stage, TrainConfig
 from training.ppo.league import League, OpponentSampler
@@ -64,9 +65,17 @@ def crossed(callback: BaseCallback, every: int) -> bool:
     return every > 0 and callback.num_timesteps // every > (callback.num_timesteps - n) // every
 
 
+def _snapshot(name: str) -> str | None:
+    """The checkpoint file that a league name plays (a snapshot's: ``ppo:runs/x/snapshots/step-000250112.zip``),
+    read as every spec is (:func:`agents.specs.checkpoint_of`); None for any other name."""
+    played = checkpoint_of(name)
+    return played.path if played is not None and played.path.endswith(".zip") else None
+
+
 def _short(name: str) -> str:
     """A league name for ratings and TensorBoard: ``ppo:runs/x/snapshots/step-000250112.zip`` -> ``step-000250112``."""
-    return Path(name).stem if name.startswith("ppo:") and name.endswith(".zip") else name
+    path = _snapshot(name)
+    return name if path is None else Path(path).stem
 
 
 def league_results(info: dict) -> list[tuple[str, float]]:
@@ -117,8 +126,9 @@ class LeagueCallback(BaseCallback):
                 self.logger.record_mean("rollout/learner_score", info["scores"][info["seat"]])
                 self.logger.record_mean("rollout/learner_win", float(info["placings"][info["seat"]] == 0))
                 for name, share in league_results(info):
-                    if name.startswith("ppo:") and name.endswith(".zip"):
-                        league.record(name[len("ppo:") :], share)
+                    played = _snapshot(name)
+                    if played is not None:
+                        league.record(played, share)
                 league.rate([_short(name) for name in info["agents"]], list(info["placings"]))
         if self.config.stage(self.num_timesteps) is not self.stage:
             self.push(latest=False)

@@ -47,7 +47,7 @@ ENVS = Bound(  # its high side only, in words of its own: POSITIVE says the low 
     says=f"must be at most {MAX_ENVS} (a 4-player game takes about 86 kB, and 17 kB a rollout step)",
 )
 
-Teacher = Literal["fg", "gprd"]  # the compiled players that can teach (training.ppo.bc.TEACHERS)
+Teacher = Literal["fg", "gprd"]  # the compiled players that can teach (agents.batched.policy.teacher_moves)
 
 
 # ----- the sections -------------------------------------------------------------------------------------------
@@ -101,7 +101,7 @@ class EvalConfig:
 @dataclass(config=SECTION)
 class BCConfig:
     games: Annotated[Count, AT_LEAST_ZERO] = 0  # fg self-play games to imitate before PPO (0 = no warm start)
-    teacher: Teacher = "fg"  # the player imitated (a compiled one: training.ppo.bc.TEACHERS)
+    teacher: Teacher = "fg"  # the player imitated (a compiled one: Teacher)
     epochs: Count = 10  # passes over the recorded decisions
     batch_size: Count = 512
     learning_rate: Real = 1e-3

@@ -150,7 +150,6 @@ class OpponentSampler:
         opponents = []
         for _ in range(self.num_opponents):
             name = self._choose()
-            opponents.append(
-                self._latest if name == "latest" else self._snapshot(name) if name.endswith(".zip") else name
-            )
+            snapshot = name in dict(self.snapshots)  # a path of the pool; a spec such as ppo:PATH.zip plays as itself
+            opponents.append(self._latest if name == "latest" else self._snapshot(name) if snapshot else name)
         return opponents

@@ -18,8 +18,8 @@ from stable_baselines3.common.logger import configure as configure_logger
 
 from agents.checkpoint import CheckpointSettings, load_optimizer, read_checkpoint, save_model, starting_weights
 from agents.policy_network import KingdomPolicy, policy_kwargs
+from agents.specs import plays_batched
 from kdenv.table import Table
-from training.arena.training_eval import batched
 from training.envs.table_vector import TableVectorEnv
 from training.ppo.bc import behaviour_clone
 from training.ppo.callbacks import (
@@ -146,7 +146,7 @@ def engine_only(config: TrainConfig) -> list[str]:
     """The curriculum's opponents that cannot play in the vector env (neither compiled nor a ``ppo:`` network); a
     curriculum with one of them has none of the league's own networks, which play there alone."""
     names = {name for stage in config.curriculum for name in stage.opponents}
-    slow = sorted(name for name in names if name not in LEAGUE_OPPONENTS and not batched(name))
+    slow = sorted(name for name in names if name not in LEAGUE_OPPONENTS and not plays_batched(name))
     if slow and names & set(LEAGUE_OPPONENTS):
         raise ConfigError(
             f"config key 'curriculum': {', '.join(slow)} play through the engine, where the league's own networks "

@@ -10,8 +10,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic.dataclasses import dataclass
 
+from agents.specs import plays_batched
 from kdenv.rules import Rules
-from training.envs.one_learner import COMPILED
 from training.runs.config import (
     AT_LEAST_ZERO,
     DISCOUNT,
@@ -94,7 +94,7 @@ def rllib_config(data: Any, overrides: list[str] | None = None) -> RLlibConfig:
         )
     for spec in config.rllib.opponents:
         check_opponent(spec, "rllib.opponents", league=())
-        if config.rllib.env == "vector" and spec.strip().lower() not in COMPILED and not spec.startswith("ppo:"):
+        if config.rllib.env == "vector" and not plays_batched(spec):
             raise ConfigError(
                 f"config key 'rllib.opponents': {spec!r} cannot play in the vector env (random, gprd, fg, fgt or "
                 "ppo:PATH can); set rllib.env: pettingzoo to play it one game at a time"
