@@ -9,7 +9,6 @@ vector: :mod:`kdenv.flat`), with or without the gains, and the int8 action mask,
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -20,8 +19,7 @@ from kdenv.errors import IllegalMoveError, KingdominoError
 from kdenv.flat import OBSERVATIONS, Observation, flatten
 from kdenv.rules import Rules
 from kdenv.view import PublicView
-
-PolicyFn = Callable[[Any, np.ndarray], Any]  # (observation, action_mask) -> action
+from kdenv.wrappers import PolicyFn
 
 
 class ObservingPlayer(Player):

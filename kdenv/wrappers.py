@@ -49,14 +49,14 @@ class TablePlayer(Protocol):
     def act(self, view: PublicView) -> int: ...
 
 
-Policy = Callable[[Any, np.ndarray], int]  # (observation: a dict, or flat, action_mask) -> action
-Opponent = TablePlayer | Policy
+PolicyFn = Callable[[Any, np.ndarray], Any]  # (observation: a dict, or flat, action_mask) -> action
+Opponent = TablePlayer | PolicyFn
 
 
 class _PolicyOpponent:
     """Adapts a callable on (observation, action_mask) to the act(view) interface of players."""
 
-    def __init__(self, policy: Policy, env: raw_env) -> None:
+    def __init__(self, policy: PolicyFn, env: raw_env) -> None:
         self.policy = policy
         self.env = env
         self.spec = getattr(policy, "spec", getattr(policy, "__name__", type(policy).__name__))

@@ -77,13 +77,13 @@ def test_a_player_of_one_s_own_plays_on_ray(local_ray, tmp_path):
 def test_evaluation_plays_its_tournament_on_ray(local_ray, tmp_path):
     from agents.checkpoint import read_checkpoint
     from tests.helpers.checkpoints import SETTINGS, write_checkpoint
-    from training.arena.training_eval import evaluate
+    from training.arena.training_eval import evaluate_policy
 
     write_checkpoint(tmp_path / "tiny.zip", SETTINGS)
     settings, state = read_checkpoint(tmp_path / "tiny.zip")
     rules = settings.rules
-    here = evaluate(settings, state, "mce:playouts=2", 8, rules, workers=1)
-    there = evaluate(settings, state, "mce:playouts=2", 8, rules, backend="ray")
+    here = evaluate_policy(settings, state, "mce:playouts=2", 8, rules, workers=1)
+    there = evaluate_policy(settings, state, "mce:playouts=2", 8, rules, backend="ray")
     assert there.games == here.games == 8 and there.win_rate == here.win_rate and there.score == here.score
 
 

@@ -29,7 +29,7 @@ EVAL_SEED = 1_000_000  # every evaluation of every trainer plays the same deals:
 LEARNER_NAME = "learner"  # the learner's name in the results (agents.batched.policy.Policy.LEARNER is its seat code)
 
 
-def evaluate(
+def evaluate_policy(
     settings: CheckpointSettings,
     state: dict,
     opponent: str,
@@ -133,7 +133,7 @@ def main(argv: list[str] | None = None) -> int:
     rules = settings.rules
     for opponent in args.opponent or ["fg", "random"]:
         started = time.monotonic()
-        result = evaluate(
+        result = evaluate_policy(
             settings, state, opponent, args.games, rules, args.workers, args.seed, not args.sample,
             args.backend, args.address,
         )  # fmt: skip

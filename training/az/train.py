@@ -39,7 +39,7 @@ from agents.checkpoint import load_optimizer, read_checkpoint, write_player
 from agents.ppo_player import build_policy
 from kdenv.files import append_jsonl, read_jsonl, write_jsonl
 from kdenv.symmetry import symmetries
-from training.arena.training_eval import EVAL_SEED, evaluate, to_entry
+from training.arena.training_eval import EVAL_SEED, evaluate_policy, to_entry
 from training.az.buffer import ReplayBuffer, load_window, prune, write_chunk
 from training.az.config import AZConfig, az_config
 from training.az.learner import Learner, mean
@@ -242,8 +242,8 @@ class Trainer:
         started = time.monotonic()
         results = {}
         for opponent in c.eval.opponents if c.eval.games else []:
-            results[opponent] = to_entry(evaluate(self.settings, weights, opponent, c.eval.games, rules, c.eval.workers,
-                                                  seed=EVAL_SEED))  # fmt: skip
+            line = evaluate_policy(self.settings, weights, opponent, c.eval.games, rules, c.eval.workers, EVAL_SEED)
+            results[opponent] = to_entry(line)
         path = self.run.snapshots / f"iter-{iteration:04d}.zip"
         if c.keep:
             write_player(path, self.settings, weights)

@@ -52,8 +52,8 @@ from kdenv.vector import VectorEnv
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-BatchedPolicy = Callable[[dict, np.ndarray], Any]  # (obs batch, mask batch) -> actions
-Opponent = str | BatchedPolicy
+BatchedOpponent = Callable[[dict, np.ndarray], Any]  # (obs batch, mask batch) -> actions
+Opponent = str | BatchedOpponent
 
 
 class OneLearnerVectorEnv(gymnasium.vector.VectorEnv):
@@ -76,7 +76,7 @@ class OneLearnerVectorEnv(gymnasium.vector.VectorEnv):
         copy: bool = True,
         **table: Unpack[TableOptions],
     ) -> None:
-        self._batched: list[BatchedPolicy] = []  # batched opponents; code FIRST_BATCHED + k is _batched[k] (first:
+        self._batched: list[BatchedOpponent] = []  # batched opponents; code FIRST_BATCHED + k is _batched[k] (first:
         # close(), which Gymnasium's __del__ calls, reads it, also when the checks below refuse the env)
         self._reads: list[Observation] = []  # the observation each batched opponent reads, in the same order
         self._checkpoints: dict[str, CheckpointPolicy] = {}  # spec -> the batched policy of each ppo: opponent

@@ -19,7 +19,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 
 from agents.checkpoint import CheckpointSettings, save_model
 from agents.specs import checkpoint_of
-from training.arena.training_eval import EVAL_SEED, evaluate, to_entry
+from training.arena.training_eval import EVAL_SEED, evaluate_policy, to_entry
 from training.ppo.config import Stage, TrainConfig
 from training.ppo.league import League, OpponentSampler
 from training.progress import ProgressBar, log_line
@@ -188,9 +188,9 @@ def run_evaluation(config: TrainConfig, settings: CheckpointSettings, weights: d
     started = time.monotonic()
     results = {}
     for opponent in config.eval.opponents:
-        result = evaluate(settings, weights, opponent, config.eval.games, config.rules(), config.eval.workers,
-                          seed=EVAL_SEED, deterministic=config.eval.deterministic,
-                          backend=config.eval.backend, address=config.eval.address)  # fmt: skip
+        result = evaluate_policy(settings, weights, opponent, config.eval.games, config.rules(), config.eval.workers,
+                                 seed=EVAL_SEED, deterministic=config.eval.deterministic,
+                                 backend=config.eval.backend, address=config.eval.address)  # fmt: skip
         results[opponent] = to_entry(result)
     return {
         "step": step,
