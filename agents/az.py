@@ -28,10 +28,10 @@ import numpy as np
 from agents.az_search import Clock, Evaluate, Result, Search
 from agents.base import Player
 from agents.evaluator import Evaluator, Values
+from agents.monte_carlo import Budget
 from agents.options import COUNT, SECONDS, SEED, ClockName
 from agents.playout import Snapshot
 from agents.ppo_player import PPOOptions, PPOPlayer
-from agents.search import Budget
 from agents.search_settings import Settings, settings_of
 from agents.trace import move_text, top
 from kdenv.batched.tables import tables

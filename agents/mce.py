@@ -19,9 +19,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated, Literal
 
+from agents.monte_carlo import SearchOptions, SearchPlayer
 from agents.options import Bound
 from agents.playout import Playouts
-from agents.search import SearchOptions, SearchPlayer
 from agents.trace import move_text, top
 from kdenv.actions import discard_action, pick_action
 from kdenv.view import PublicView

@@ -21,9 +21,9 @@ import math
 from dataclasses import dataclass
 from typing import Annotated
 
+from agents.monte_carlo import SearchOptions, SearchPlayer
 from agents.options import CONSTANT
 from agents.playout import Playouts
-from agents.search import SearchOptions, SearchPlayer
 from agents.trace import move_text, top
 from kdenv.actions import pick_action, pick_slot
 from kdenv.game import OVER, PICK, Game
