@@ -16,7 +16,7 @@ import argparse
 from typing import TYPE_CHECKING
 
 from agents.referee import MOVE_LIMIT
-from agents.registry import PLAYERS, known_names, make_player
+from agents.registry import PLAYERS, known_names, make_player, parse_spec
 from agents.specs import slug_of
 from kdenv.errors import KingdominoError
 from kdenv.rules import STUDY_RULES, Rules
@@ -182,7 +182,7 @@ def _default_agents() -> list[str]:
     """The built-in players that exist in this install (a ppo:default checkpoint may not)."""
     agents = []
     for spec in DEFAULT_AGENTS:
-        if spec.partition(":")[0] not in PLAYERS:
+        if parse_spec(spec)[0] not in PLAYERS:
             continue
         try:
             make_player(spec).close()

@@ -62,7 +62,7 @@ class Offered:
 
     @property
     def name(self) -> str:
-        return self.spec.partition(":")[0]
+        return parse_spec(self.spec)[0]
 
     @property
     def path(self) -> str | None:
@@ -126,13 +126,11 @@ class Offer:
         """The entry whose player ``text`` names with budget options of that entry only, and those options
         (no entry: None)."""
         try:
-            options = parse_spec(text)[1]
+            name, options = parse_spec(text)
         except PlayerSpecError:
             return None, {}
         path = options.pop("path", None)  # a shipped network by name (az:default), as the entry names it
-        entry = next(
-            (e for e in self.entries if e.options and e.name == text.partition(":")[0] and e.path == path), None
-        )
+        entry = next((e for e in self.entries if e.options and e.name == name and e.path == path), None)
         return (entry, options) if entry is not None and options.keys() <= entry.options.keys() else (None, {})
 
     def choices(self) -> str:
