@@ -62,7 +62,8 @@ class Offered:
 
     @property
     def name(self) -> str:
-        return parse_spec(self.spec)[0]
+        """The entry's player name as written: a request must name it so (the offer matches text, no reading)."""
+        return self.spec.partition(":")[0]
 
     @property
     def path(self) -> str | None:
@@ -126,11 +127,13 @@ class Offer:
         """The entry whose player ``text`` names with budget options of that entry only, and those options
         (no entry: None)."""
         try:
-            name, options = parse_spec(text)
+            options = parse_spec(text)[1]
         except PlayerSpecError:
             return None, {}
         path = options.pop("path", None)  # a shipped network by name (az:default), as the entry names it
-        entry = next((e for e in self.entries if e.options and e.name == name and e.path == path), None)
+        entry = next(
+            (e for e in self.entries if e.options and e.name == text.partition(":")[0] and e.path == path), None
+        )
         return (entry, options) if entry is not None and options.keys() <= entry.options.keys() else (None, {})
 
     def choices(self) -> str:
