@@ -6,14 +6,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from training.runs.config import TRAINER, renamed
-
 TRAINERS = ("sb3", "rllib", "az")  # the config key `trainer`
 
 
 def trainer_of(data: Any, resume: str | None) -> str:
     """The config's trainer; with no config, that of the run resumed (an RLlib run has a checkpoint/, an
     expert-iteration run's config.yaml says trainer az)."""
+    from training.runs.config import TRAINER, renamed
+
     if isinstance(data, dict):
         return str(renamed(data).get(TRAINER, "sb3"))
     if resume is None:
@@ -26,6 +26,8 @@ def trainer_of(data: Any, resume: str | None) -> str:
 def _saved_trainer(run: Path) -> str | None:
     """The trainer of a run directory's config.yaml (None when it has none, or cannot be read)."""
     import yaml
+
+    from training.runs.config import TRAINER, renamed
 
     try:
         data = yaml.safe_load((run / "config.yaml").read_text(encoding="utf-8"))
