@@ -96,7 +96,7 @@ def two_tasks(folder, tmp_path):
     """The folder's runs on vs-fg-2p, and on study-4p too: every seed of gprd, only seed 0 of random at step 0
     (a grid interrupted there)."""
     root = tmp_path / "grid"
-    shutil.copytree(folder, root, ignore=shutil.ignore_patterns("summary.json", "*.md", "*.png"))
+    shutil.copytree(folder, root, ignore=shutil.ignore_patterns("summary.json", "marl_eval.json", "*.md", "*.png"))
     for seed in range(3):
         for step in (0, 100):
             placed(folder / "gprd" / "vs-fg-2p" / f"seed-{seed}" / f"step-{step}", root, "gprd", "study-4p", seed, step)

@@ -10,11 +10,12 @@ import signal
 import threading
 import time
 from concurrent.futures import ProcessPoolExecutor
+from multiprocessing.connection import wait
 from typing import Any
 
 from training.main_guard import check_main_guarded
 
-GRACE = 5.0  # seconds a stopped worker has to end by itself before it is killed
+GRACE = 20.0  # seconds a stopped worker has to end by itself (its command's processes too) before it is killed
 
 
 class WorkerPool(ProcessPoolExecutor):
@@ -32,14 +33,19 @@ class WorkerPool(ProcessPoolExecutor):
         SIGTERM first, so that a worker ends what it started (a command's processes); one still alive after
         :data:`GRACE` seconds is killed: a trainer in it takes SIGTERM as "checkpoint and stop", and a worker that
         finished its task meanwhile would wait forever to hand back a result that no one reads any more."""
-        for process in self.launcher.processes:
+        processes, manager = self.launcher.processes, getattr(self, "_executor_manager_thread", None)
+        for process in processes:
             process.terminate()
+        self.shutdown(wait=False, cancel_futures=True)  # a worker whose task ended on the signal is told to exit
+        ending = {process.sentinel: process for process in processes if process.pid is not None}
         deadline = time.monotonic() + GRACE
-        for process in self.launcher.processes:
-            process.join(max(0.0, deadline - time.monotonic()))
-            if process.is_alive():
-                process.kill()
-        self.shutdown(wait=True)
+        while ending and time.monotonic() < deadline:  # their sentinels, not join: the pool's thread reaps them
+            for sentinel in wait(list(ending), max(0.0, deadline - time.monotonic())):
+                ending.pop(sentinel)  # type: ignore[arg-type]
+        for process in ending.values():
+            process.kill()
+        if manager is not None:
+            manager.join()  # the pool's thread, which ends once its workers have
 
 
 class _Launcher:
