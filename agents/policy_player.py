@@ -8,7 +8,6 @@ vector: :mod:`kdenv.flat`), with or without the gains, and the int8 action mask,
 
 from __future__ import annotations
 
-import random
 from typing import Any
 
 import numpy as np
@@ -35,14 +34,15 @@ class ObservingPlayer(Player):
     def seat_at(self, num_players: int, rules: Rules) -> None:
         self.encoder = ObservationEncoder(num_players, rules.kingdom_size, self.gains)
 
-    def observe(self, view: PublicView) -> tuple[Any, np.ndarray]:
-        """The observation of this player's seat in ``view`` and the mask of its legal actions."""
+    def observe(self, view: PublicView, player: int | None = None) -> tuple[Any, np.ndarray]:
+        """The observation of ``player``'s seat in ``view`` (default: this player's) and the mask of the legal
+        actions."""
         table = (view.num_players, view.rules.kingdom_size)
         if self.encoder is None or (self.encoder.num_players, self.encoder.kingdom_size) != table:
             self.seat_at(view.num_players, view.rules)  # act() without seat_at(): the view's table
         encoder = self.encoder
         assert encoder is not None
-        observed = encoder.encode(view, self.seat)
+        observed = encoder.encode(view, self.seat if player is None else player)
         return (flatten(observed) if self.observation == "flat" else observed), action_mask(view)
 
 
@@ -64,15 +64,6 @@ class PolicyPlayer(ObservingPlayer):
             why = "not an integer" if action is None else "not a legal action now (mask 0 or outside the space)"
             raise IllegalMoveError(f"policy {self.spec!r} in seat {self.seat} returned {chosen!r}: {why}")
         return action
-
-
-def choose(logits: np.ndarray, rng: random.Random, sample: bool = False) -> int:
-    """The action of the highest of ``logits`` (illegal ones at -inf), or one drawn from their softmax by ``rng``."""
-    if not sample:
-        return int(np.argmax(logits))
-    probs = np.exp(logits - logits.max())
-    cumulative = np.cumsum(probs / probs.sum())
-    return min(int(np.searchsorted(cumulative, rng.random(), side="right")), len(cumulative) - 1)
 
 
 def as_action(value: Any) -> int | None:

@@ -11,13 +11,11 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.base import Player
 from agents.checkpoint import CheckpointError, CheckpointSettings, read_checkpoint
 from agents.inference import inference
-from agents.policy_player import choose
+from agents.learned import LearnedPlayer, choose_rows
 from kdenv.errors import KingdominoError
 from kdenv.rules import Rules
-from kdenv.view import PublicView
 
 CHECKPOINTS = Path(__file__).parent / "checkpoints"
 DEFAULT_CHECKPOINT = CHECKPOINTS / "default.zip"
@@ -38,22 +36,16 @@ def checkpoint_path(path: str, num_players: int = 4, kingdom_size: int = 5) -> s
     return str(shipped) if Path(path).name == path and shipped.is_file() else path
 
 
-def encoder_of(settings: CheckpointSettings):
-    """The ObservationEncoder of the observations a checkpoint was trained on."""
-    from kdenv.encoding import ObservationEncoder
-
-    return ObservationEncoder(settings.num_players, settings.kingdom_size, settings.gains)
-
-
 def build_policy(settings: CheckpointSettings, state: dict | None = None, where: str = "checkpoint"):
     """The KingdomPolicy network that ``settings`` describe, with ``state`` loaded (CheckpointError on mismatch)."""
     from gymnasium import spaces
 
     from agents.policy_network import KingdomPolicy, policy_kwargs, seat_values
     from kdenv.actions import num_actions
+    from kdenv.encoding import ObservationEncoder
 
     try:
-        encoder = encoder_of(settings)
+        encoder = ObservationEncoder(settings.num_players, settings.kingdom_size, settings.gains)
         network = settings.network
         policy = KingdomPolicy(
             encoder.space,
@@ -106,11 +98,7 @@ class BatchedPolicy:
         self.rng = np.random.default_rng(seed)
 
     def __call__(self, obs: dict[str, np.ndarray], mask: np.ndarray) -> np.ndarray:
-        logits = masked_logits(self.policy, obs, mask)
-        if not self.sample:
-            return logits.argmax(axis=1)
-        gumbel = -np.log(-np.log(self.rng.random(logits.shape)))
-        return (logits + gumbel).argmax(axis=1)
+        return choose_rows(masked_logits(self.policy, obs, mask), self.rng, self.sample)
 
 
 def batched_policy(
@@ -139,20 +127,20 @@ class PPOOptions:
     sample: bool = False
 
 
-class PPOPlayer(Player):
+class PPOPlayer(LearnedPlayer):
     """Plays a policy's most probable legal move (``sample=true``: samples from the masked policy instead)."""
 
     Options = PPOOptions
 
     def __init__(self, options: PPOOptions = PPOOptions()) -> None:
-        super().__init__()
-        self.sample = options.sample
+        super().__init__(options.sample)
         self.path = options.path
         self._read(checkpoint_path(options.path))
 
     def _read(self, path: str) -> None:
         settings, state = read_checkpoint(path)
-        self.load_policy(settings, build_policy(settings, state, f"checkpoint {path!r}"))
+        self.settings, self.gains = settings, settings.gains
+        self.policy = build_policy(settings, state, f"checkpoint {path!r}")
         self.where = f"checkpoint {path!r}"
 
     def seat_at(self, num_players: int, rules: Rules) -> None:
@@ -167,41 +155,19 @@ class PPOPlayer(Player):
             if (self.settings.num_players, self.settings.kingdom_size) != (num_players, rules.kingdom_size):
                 self._read(str(shipped))
         check_table(self.settings, num_players, rules.kingdom_size, self.where)
+        super().seat_at(num_players, rules)
 
-    def load_policy(self, settings: CheckpointSettings, policy) -> None:
-        """Play ``policy`` (a checkpoint's ``settings`` and network) from now on."""
-        self.settings = settings
-        self.policy = policy
-        self.encoder = encoder_of(settings)
-        self._last: tuple | None = None  # (view, observation, logits, action) of the last act, for trace()
+    def rate(self, observation: dict[str, np.ndarray], mask: np.ndarray) -> np.ndarray:
+        return masked_logits(self.policy, _one(observation), mask[None])[0]
 
-    def logits(self, view: PublicView, player: int) -> np.ndarray:
-        """The policy's masked logits (illegal actions at -inf) for ``player`` to move in ``view``."""
-        return self._logits(view, player)[1]
-
-    def _logits(self, view: PublicView, player: int) -> tuple[dict[str, np.ndarray], np.ndarray]:
-        """The batch-one observation of ``player`` and the policy's masked logits for it."""
-        from kdenv.encoding import action_mask
-
-        obs = {key: value[None] for key, value in self.encoder.encode(view, player).items()}
-        return obs, masked_logits(self.policy, obs, action_mask(view)[None])[0]
-
-    def act(self, view: PublicView) -> int:
-        obs, logits = self._logits(view, self.seat)
-        action = choose(logits, self.rng, self.sample)
-        self._last = (view, obs, logits, action)
-        return action
-
-    def trace(self) -> dict | None:
-        """The policy's top action probabilities and its value estimate at the last decision (worked out here,
-        from what ``act`` kept, so untraced games pay nothing for it)."""
+    def value(self, observation: dict[str, np.ndarray], mask: np.ndarray) -> float:
         import torch
 
-        from agents.trace import policy_trace
-
-        if self._last is None:
-            return None
-        view, obs, logits, chosen = self._last
         with inference():
-            value = float(self.policy.predict_values({k: torch.from_numpy(v) for k, v in obs.items()})[0, 0])
-        return policy_trace(view, logits, chosen, value)
+            tensors = {key: torch.from_numpy(value) for key, value in _one(observation).items()}
+            return float(self.policy.predict_values(tensors)[0, 0])
+
+
+def _one(observation: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """A batch of one observation."""
+    return {key: value[None] for key, value in observation.items()}

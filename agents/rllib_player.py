@@ -14,12 +14,11 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import Player
 from agents.checkpoint import CheckpointError
 from agents.inference import inference
+from agents.learned import LearnedPlayer
 from kdenv.errors import KingdominoError
 from kdenv.rules import Rules
-from kdenv.view import PublicView
 
 POLICY = "kingdom"  # the module of the one policy that every learning seat plays
 MODULE = Path("learner_group", "learner", "rl_module", POLICY)  # where it lies in an algorithm checkpoint
@@ -70,23 +69,20 @@ class RLlibOptions:
     sample: bool = False
 
 
-class RLlibPlayer(Player):
+class RLlibPlayer(LearnedPlayer):
     """Plays the module's most probable legal move (``sample=true``: samples from its masked policy)."""
 
     Options = RLlibOptions
 
     def __init__(self, options: RLlibOptions) -> None:
-        super().__init__()
-        from kdenv.encoding import ObservationEncoder, table_of
+        from kdenv.encoding import table_of
 
-        self.sample = options.sample
         self.where = f"RLlib checkpoint {options.path!r}"
         self.module = load_module(options.path)
         board = self.module.observation_space["observation"]["board"].shape
         players, gains = table_of(board[0])
+        super().__init__(options.sample, gains=gains)
         self.table = (players, (board[1] + 1) // 2)
-        self.encoder = ObservationEncoder(players, self.table[1], gains)
-        self._last: tuple | None = None  # (view, batch, logits, action) of the last act, for trace()
 
     def seat_at(self, num_players: int, rules: Rules) -> None:
         if self.table != (num_players, rules.kingdom_size):
@@ -95,45 +91,21 @@ class RLlibPlayer(Player):
                 f"{self.where} was trained for {players} players at kingdom size {size} and cannot play "
                 f"{num_players} players at kingdom size {rules.kingdom_size}; give one trained for this table"
             )
+        super().seat_at(num_players, rules)
 
-    def logits(self, view: PublicView, player: int) -> np.ndarray:
-        """The module's masked logits for ``player`` to move in ``view`` (illegal actions at the lowest value)."""
-        return self._forward(self._batch(view, player))
-
-    def _batch(self, view: PublicView, player: int) -> dict:
-        import torch
-
-        from kdenv.encoding import action_mask
-
-        observation = {key: torch.from_numpy(value[None]) for key, value in self.encoder.encode(view, player).items()}
-        return {"obs": {"observation": observation, "action_mask": torch.from_numpy(action_mask(view)[None])}}
-
-    def _forward(self, batch: dict) -> np.ndarray:
-
+    def rate(self, observation: dict[str, np.ndarray], mask: np.ndarray) -> np.ndarray:
         with inference():
-            out = self.module.forward_inference(batch)
+            out = self.module.forward_inference(_batch(observation, mask))
         return out["action_dist_inputs"][0].numpy().astype(np.float64)
 
-    def act(self, view: PublicView) -> int:
-        batch = self._batch(view, self.seat)
-        logits = self._forward(batch)
-        legal = view.legal_actions()
-        if not self.sample:
-            action = max(legal, key=lambda a: logits[a])
-        else:
-            weights = np.exp(logits[legal] - logits[legal].max())
-            action = legal[int(self.rng.choices(range(len(legal)), weights=weights.tolist())[0])]
-        self._last = (view, batch, logits, action)
-        return action
-
-    def trace(self) -> dict | None:
-        """The module's top action probabilities and its value estimate at the last decision."""
-
-        from agents.trace import policy_trace
-
-        if self._last is None:
-            return None
-        view, batch, logits, chosen = self._last
+    def value(self, observation: dict[str, np.ndarray], mask: np.ndarray) -> float:
         with inference():
-            value = float(self.module.compute_values(batch)[0])
-        return policy_trace(view, logits, chosen, value)
+            return float(self.module.compute_values(_batch(observation, mask))[0])
+
+
+def _batch(observation: dict[str, np.ndarray], mask: np.ndarray) -> dict:
+    """RLlib's batch of one observation with its action mask."""
+    import torch
+
+    tensors = {key: torch.from_numpy(value[None]) for key, value in observation.items()}
+    return {"obs": {"observation": tensors, "action_mask": torch.from_numpy(mask[None])}}

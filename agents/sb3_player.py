@@ -20,12 +20,11 @@ import numpy as np
 
 from agents.checkpoint import CheckpointError
 from agents.inference import inference
-from agents.policy_player import ObservingPlayer, choose
+from agents.learned import LearnedPlayer
 from kdenv.encoding import observation_space
 from kdenv.errors import KingdominoError
 from kdenv.flat import Observation, flat_space
 from kdenv.rules import Rules
-from kdenv.view import PublicView
 
 
 @dataclass(frozen=True)
@@ -36,7 +35,7 @@ class SB3Options:
     sample: bool = False
 
 
-class SB3Player(ObservingPlayer):
+class SB3Player(LearnedPlayer):
     """Plays a Stable-Baselines3 model's best legal action (``sample=true``: samples its masked policy instead)."""
 
     Options = SB3Options
@@ -44,8 +43,7 @@ class SB3Player(ObservingPlayer):
     def __init__(self, options: SB3Options) -> None:
         self.where = f"sb3 model {options.path!r}"
         self.policy, self.spaces = load_policy(options.path, self.where)
-        super().__init__(_format(self.spaces[0]))
-        self.sample = options.sample
+        super().__init__(options.sample, _format(self.spaces[0]))
 
     def seat_at(self, num_players: int, rules: Rules) -> None:
         """The model must read this table's observations (with or without gains) and act in its action space."""
@@ -67,11 +65,17 @@ class SB3Player(ObservingPlayer):
             space = f"Discrete({self.encoder.num_actions})"
             raise CheckpointError(f"{self.where} acts in {actions}, not {space} of {table}")
 
-    def act(self, view: PublicView) -> int:
-        observation, mask = self.observe(view)
+    def rate(self, observation: Any, mask: np.ndarray) -> np.ndarray:
         scores = self.scores(observation)
         scores[mask == 0] = -np.inf
-        return choose(scores, self.rng, self.sample)
+        return scores
+
+    def value(self, observation: Any, mask: np.ndarray) -> float:
+        """The critic's estimate (actor-critic models), else the best legal action's Q-value."""
+        if not hasattr(self.policy, "predict_values"):
+            return float(self.rate(observation, mask).max())
+        with inference():
+            return float(self.policy.predict_values(self.policy.obs_to_tensor(observation)[0])[0, 0])
 
     def scores(self, observation: Any) -> np.ndarray:
         """The policy's rating of every action (float64): its logits, or its Q-values (mean over quantiles)."""

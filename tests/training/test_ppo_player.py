@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import json
+import random
 import sys
 import zipfile
 
 import pytest
 
 from agents.game_loop import play_game
+from agents.learned import LearnedPlayer, choose
 from agents.ppo_player import DEFAULT_CHECKPOINT, CheckpointError, PPOOptions, PPOPlayer
 from agents.registry import PlayerSpecError, make_player
 from kdenv.game import Game
 from kdenv.rules import STUDY_RULES
+from kdenv.view import PublicView
 from tests.helpers.checkpoints import SETTINGS, write_checkpoint
 
 
@@ -168,7 +171,7 @@ def test_a_checkpoint_reads_the_observations_it_was_trained_on(tmp_path, tiny_ch
     gains = tmp_path / "gains.zip"
     write_checkpoint(gains, {**SETTINGS, "gains": True})
     player = make_player(f"ppo:{gains}")
-    assert player.encoder.gains
+    assert player.gains
     game = play_game([player] + [make_player("fg") for _ in range(3)], Game(4, STUDY_RULES, 3))
     assert game.is_over
     venv = OneLearnerVectorEnv(2, 4, opponents=[f"ppo:{gains}"] * 3, rules=STUDY_RULES, gains=True)
@@ -192,3 +195,18 @@ def test_a_shipped_checkpoint_plays_by_name_and_a_path_stays_a_path(tmp_path):
     assert make_player("ppo:default-2p", 2, STUDY_RULES).where.endswith("default-2p.zip'")
     with pytest.raises(CheckpointError, match="trained for 2 players"):
         make_player("ppo:default-2p", 4, STUDY_RULES)
+
+
+def test_a_ppo_player_is_a_learned_player_whose_choice_and_trace_are_the_base_s(tiny_checkpoint):
+    """``ppo:`` (and ``rllib:``, ``sb3:``) players are learned players: their act is the base's choice of their
+    logits, and their trace gives the probabilities and the value of that choice."""
+    player = make_player(f"ppo:{tiny_checkpoint},sample=true", 4, STUDY_RULES)
+    assert isinstance(player, LearnedPlayer)
+    game = Game(4, STUDY_RULES, 3)
+    view = PublicView(game)
+    player.reset(game.current_player, seed=5)
+    action = player.act(view)
+    assert action == choose(player.logits(view, game.current_player), random.Random(5), sample=True)
+    trace = player.trace()
+    assert trace["kind"] == "policy" and isinstance(trace["value"], float)
+    assert [c["action"] for c in trace["candidates"] if c.get("chosen")] == [action]
