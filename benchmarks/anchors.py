@@ -19,6 +19,7 @@ import numpy as np
 from training.arena.evaluation import evaluate
 from training.arena.paired import seat_results
 from training.arena.protocols import PROTOCOLS, get_protocol
+from training.backends.choose import choose_backend
 
 ANCHORED = ("random", "fg")  # the normalized score's 0 and 1
 
@@ -32,12 +33,13 @@ def main(argv: list[str] | None = None) -> int:
         "--out", type=Path, default=Path("runs/anchors"), help="the games' folder (default runs/anchors)"
     )
     args = parser.parse_args(argv)
+    backend = choose_backend("local", args.workers)
     print("protocol      player  games  pinned margin  measured margin [95% CI]  corr(win, margin)  corr(win, score)")
     for name in args.protocol or list(PROTOCOLS):
         protocol, rows = get_protocol(name), []
         for spec in ANCHORED:
             folder = args.out / name / spec
-            e = evaluate(spec, name, args.games, 0, folder, args.workers).to_dict()
+            e = evaluate(spec, name, args.games, 0, folder, backend).to_dict()
             rows += [seat[1:] for seat in seat_results(folder / "games.jsonl", spec)]  # (win, margin, score)
             low, high = e["margin_ci"]
             pinned = getattr(protocol.anchors, spec)

@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 from training.arena.tournament import Tournament
+from training.backends.choose import choose_backend
 from training.backends.ray_backend import connected
 
 AGENTS = ["fg", "gprd", "random", "mce:seconds=0.02"]  # a mix with a search player, about a second a game
@@ -31,7 +32,7 @@ def main(argv: list[str] | None = None) -> int:
         def play(backend: str) -> tuple[int, float]:
             tournament = Tournament(args.agents, players, args.games, seed=args.seed, out=Path(folder) / backend)
             started = time.perf_counter()
-            results = tournament.run(args.workers, progress=False, backend=backend)
+            results = tournament.run(choose_backend(backend, args.workers), progress=False)
             return results.games, time.perf_counter() - started
 
         games, local = play("local")

@@ -21,6 +21,8 @@ from pathlib import Path
 from kdenv.errors import KingdominoError
 from kdenv.files import write_atomically
 from training.arena.protocols import PROTOCOLS, get_protocol, listing
+from training.backends.base import Backend
+from training.backends.choose import add_backend_arguments, backend_of
 from training.tournament_cli import add_move_limit
 
 
@@ -33,9 +35,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--games", type=int, metavar="N", help="games, rounded up to whole deals (default 1000)")
     parser.add_argument("--seed", type=int, default=0, metavar="S", help="seeds the deals and the players (default 0)")
     parser.add_argument("--out", metavar="DIR", help="output folder (default runs/evaluate/PROTOCOL-vN/SPEC)")
-    parser.add_argument("--workers", type=int, metavar="N", help="worker processes (default: all cores); Ray: at once")
-    parser.add_argument("--backend", choices=["local", "ray"], default="local", help="where the games run")
-    parser.add_argument("--address", metavar="ADDR", help="a running Ray cluster for --backend ray")
+    add_backend_arguments(parser)
     parser.add_argument(
         "--compare", metavar="EVALUATION", help="another evaluation.json (or its folder) of the same protocol and seed"
     )
@@ -56,8 +56,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.workers is not None and args.workers < 1:
-        raise KingdominoError(f"--workers must be at least 1, not {args.workers}")
+    backend = backend_of(args)
     if args.list:
         print(listing())
         return 0
@@ -68,15 +67,15 @@ def run(args: argparse.Namespace) -> int:
             raise KingdominoError("--leaderboard evaluates the shipped players: give no SPEC and no --compare")
         out = Path(args.out or "runs/leaderboard")
         page = Path(args.page) if args.page else out / PAGE
-        run_leaderboard(args.games, args.seed, out, args.workers, not args.no_progress, page)
+        run_leaderboard(args.games, args.seed, out, backend, not args.no_progress, page)
         print(f"wrote {page} and {page.with_suffix('.png')}")
         return 0
     if not args.spec:
         raise KingdominoError("give the SPEC to evaluate (e.g. kdenv evaluate fg --protocol vs-fg-2p), or --list")
-    return _evaluate(args)
+    return _evaluate(args, backend)
 
 
-def _evaluate(args: argparse.Namespace) -> int:
+def _evaluate(args: argparse.Namespace, backend: Backend) -> int:
     from training.arena.evaluation import (
         check_comparable,
         compare,
@@ -95,7 +94,7 @@ def _evaluate(args: argparse.Namespace) -> int:
     with evaluation_tournament(protocol, args.spec, args.games, args.seed, out, limit) as tournament:
         announce(tournament, str(out))
         try:
-            tournament.run(args.workers, not args.no_progress, backend=args.backend, address=args.address)
+            tournament.run(backend, not args.no_progress)
         except KeyboardInterrupt:
             print(f"{len(tournament.records)} games saved in {out}/games.jsonl; run the same command again to resume")
             raise

@@ -38,5 +38,5 @@ def check_main_guarded(what: str = "worker processes") -> None:
     if path is not None:
         raise UnguardedScriptError(
             f'{what} start by importing your script {path}, which has no `if __name__ == "__main__":` block: put '
-            f"the code that starts the work under one (see {HOW}), or play with workers=1"
+            f"the code that starts the work under one (see {HOW}), or play in this process (InProcess, --workers 1)"
         )

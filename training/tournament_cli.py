@@ -22,6 +22,7 @@ from kdenv.errors import KingdominoError
 from kdenv.rules import STUDY_RULES, Rules
 from training.arena.report import print_results, win_summary
 from training.arena.stats import Results
+from training.backends.choose import add_backend_arguments, backend_of
 
 if TYPE_CHECKING:
     from training.arena.tournament import Tournament
@@ -52,21 +53,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--out", metavar="DIR", help="directory for games.jsonl and the reports (default runs/tournament)"
     )
-    parser.add_argument(
-        "--workers",
-        type=int,
-        metavar="N",
-        help="worker processes (default: all cores; 1 = no processes); with --backend ray, games at once",
-    )
-    parser.add_argument(
-        "--backend",
-        choices=["local", "ray"],
-        default="local",
-        help="local: worker processes here; ray: Ray tasks, on a local Ray or the cluster at --address",
-    )
-    parser.add_argument(
-        "--address", metavar="ADDR", help="a running Ray cluster for --backend ray: auto, HOST:PORT or ray://HOST:PORT"
-    )
+    add_backend_arguments(parser)
     parser.add_argument(
         "--quick", action="store_true", help=f"a short tournament of the built-in players ({QUICK_GAMES} games)"
     )
@@ -123,14 +110,11 @@ def run(args: argparse.Namespace) -> int:
     from training.arena.tournament import Tournament
 
     agents, players, games, rules, out = _settings(args)
-    if args.workers is not None and args.workers < 1:
-        raise KingdominoError(f"--workers must be at least 1, not {args.workers}")
+    backend = backend_of(args)
     tournament = Tournament(agents, players, games, rules, args.seed, out, trace=args.trace, move_limit=args.move_limit)
     announce(tournament, out)
     try:
-        results = tournament.run(
-            args.workers, progress=not args.no_progress, backend=args.backend, address=args.address
-        )
+        results = tournament.run(backend, progress=not args.no_progress)
     except KeyboardInterrupt:
         print(f"{len(tournament.records)} games saved in {out}/games.jsonl; run the same command again to resume")
         raise

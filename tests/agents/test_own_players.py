@@ -21,7 +21,8 @@ from kdenv.rules import Rules
 from kdenv.view import PublicView
 from tests.helpers import own_bots
 from training.arena.errors import TournamentError
-from training.arena.tournament import Tournament, run_tournament
+from training.arena.tournament import Tournament
+from training.backends.local import Processes
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -144,7 +145,7 @@ class FirstLegal(Player):
 def test_player_objects_play_a_tournament_in_this_process(tmp_path):
     mine = FirstLegal()
     mine.spec = "first-legal"
-    results = run_tournament([mine, "random", "fg"], players=2, games=6, out=tmp_path)
+    results = Tournament([mine, "random", "fg"], players=2, games=6, out=tmp_path).play()
     assert results.agent("first-legal").games == 4 and mine.games == 4
     unnamed = FirstLegal()
     assert Tournament([unnamed, "random"], players=2, games=2).run(progress=False).agent("FirstLegal").games == 2
@@ -152,8 +153,9 @@ def test_player_objects_play_a_tournament_in_this_process(tmp_path):
 
 def test_player_objects_are_refused_where_they_cannot_be(tmp_path):
     mine = FirstLegal()
-    with pytest.raises(TournamentError, match=r"play in this process only: run with workers=1, or name the player"):
-        Tournament([mine, "random"], players=2, games=2).run(workers=2, progress=False)
+    says = r"play in this process only: run them on the default backend \(or InProcess\), or name the player"
+    with pytest.raises(TournamentError, match=says):
+        Tournament([mine, "random"], players=2, games=2).run(Processes(2), progress=False)
     with pytest.raises(TournamentError, match=r"is listed twice; give each seat its own object"):
         Tournament([mine, mine, "random"], players=2, games=2)
     mine.spec = "random"

@@ -12,6 +12,7 @@ from agents.registry import make_player
 from kdenv.replay import read_records, replay_record
 from kdenv.rules import Rules
 from training.arena.tournament import Tournament
+from training.backends.local import InProcess
 from training.rllib.config import rllib_config
 from training.rllib.train import train_rllib
 from training.runs.config import ConfigError
@@ -55,7 +56,7 @@ def test_rllib_trains_with_masks_and_resumes(trained):
 def test_the_trained_policy_plays_legal_games_as_a_player(trained, tmp_path):
     spec = f"rllib:{trained}"
     tournament = Tournament([spec, "random"], players=2, games=8, seed=2, out=tmp_path, trace=True)
-    assert tournament.run(workers=1, progress=False).agent(spec).games == 8
+    assert tournament.run(InProcess(), progress=False).agent(spec).games == 8
     for record in read_records(tmp_path / "games.jsonl"):
         replay_record(record)  # every move legal, the scores as written
         seat = record["agents"].index(spec)

@@ -18,6 +18,8 @@ from tests.helpers.fakes import FAKES
 from training.arena.errors import TournamentError
 from training.arena.evaluation import evaluate
 from training.arena.tournament import Tournament
+from training.backends.choose import choose_backend
+from training.backends.local import InProcess, Processes
 from training.cli import main
 
 BOTS = "tests.helpers.broken_bots"
@@ -36,7 +38,7 @@ BROKEN = [
 @pytest.mark.parametrize(("spec", "reason", "limit"), BROKEN)
 def test_a_player_that_breaks_its_games_forfeits_each_and_every_game_counts(tmp_path, spec, reason, limit, workers):
     tournament = Tournament([spec, "random"], players=2, games=4, out=tmp_path, move_limit=limit)
-    results = tournament.run(workers=workers, progress=False)
+    results = tournament.run(choose_backend("local", workers), progress=False)
     assert results.games == 4 and results.agent(spec).forfeits == {reason: 4}
     assert results.agent(spec).wins == 0 and results.agent(spec).score == 0  # last, with a score of 0
     for record in read_records(tmp_path / "games.jsonl"):  # each game played to its end by a stand-in
@@ -48,7 +50,7 @@ def test_a_player_that_breaks_its_games_forfeits_each_and_every_game_counts(tmp_
 
 def test_a_forfeit_by_an_opponent_is_its_loss_and_the_others_results_stand(tmp_path):
     spec = f"{BOTS}:Exits"
-    results = Tournament([spec, "fg", "fg"], players=3, games=6, out=tmp_path).run(workers=1, progress=False)
+    results = Tournament([spec, "fg", "fg"], players=3, games=6, out=tmp_path).run(InProcess(), progress=False)
     assert results.agent("fg").games == 12 and results.agent("fg").wins > 0
     for record in read_records(tmp_path / "games.jsonl"):
         placings = record["tournament"]["placings"]
@@ -58,8 +60,8 @@ def test_a_forfeit_by_an_opponent_is_its_loss_and_the_others_results_stand(tmp_p
 
 def test_a_player_that_raises_when_behind_scores_lower_than_the_same_player_that_does_not(tmp_path, capsys):
     """The issue's case: a figure that left out the games it broke ranked it first."""
-    sore = evaluate(f"{BOTS}:SoreLoser", "vs-fg-2p", games=40, out=tmp_path / "sore", workers=2).to_dict()
-    honest = evaluate("gprd", "vs-fg-2p", games=40, out=tmp_path / "honest", workers=2).to_dict()
+    sore = evaluate(f"{BOTS}:SoreLoser", "vs-fg-2p", games=40, out=tmp_path / "sore", backend=Processes(2)).to_dict()
+    honest = evaluate("gprd", "vs-fg-2p", games=40, out=tmp_path / "honest", backend=Processes(2)).to_dict()
     assert sore["games"] == honest["games"] == 40
     assert sore["forfeits"]["games"] == sore["forfeits"]["raised"] > 0 and honest["forfeits"] == {"games": 0}
     assert sore["win_rate"] < honest["win_rate"] and sore["margin"] < honest["margin"]
@@ -76,7 +78,7 @@ def test_the_command_line_counts_forfeits_in_its_line_and_file(tmp_path, capsys)
 
 
 def test_a_move_limit_is_a_setting_of_the_folder_and_bad_ones_are_one_line_errors(tmp_path, capsys):
-    Tournament(["random", "gprd"], players=2, games=2, out=tmp_path, move_limit=5).run(workers=1, progress=False)
+    Tournament(["random", "gprd"], players=2, games=2, out=tmp_path, move_limit=5).run(InProcess(), progress=False)
     assert json.loads((tmp_path / "tournament.json").read_text())["move_limit"] == 5.0
     with pytest.raises(TournamentError, match="move_limit: 5.0 there, 6.0 now"):
         Tournament(["random", "gprd"], players=2, games=2, out=tmp_path, move_limit=6)
@@ -92,14 +94,14 @@ def test_a_move_limit_is_a_setting_of_the_folder_and_bad_ones_are_one_line_error
 def test_a_slow_move_forfeits_only_past_the_limit(tmp_path, limit, forfeits):
     spec = f"{BOTS}:SlowOnce"
     tournament = Tournament([spec, "random"], players=2, games=2, out=tmp_path, move_limit=limit)
-    assert tournament.run(workers=1, progress=False).agent(spec).forfeits == forfeits
+    assert tournament.run(InProcess(), progress=False).agent(spec).forfeits == forfeits
 
 
 def test_a_worker_lost_once_is_played_again_and_never_scored(tmp_path, monkeypatch):
     monkeypatch.setitem(PLAYERS, "dies", FAKES["dies"])
     agents = [f"dies:{tmp_path / 'died'}", "random"]
     tournament = Tournament(agents, players=2, games=6, out=tmp_path / "t")
-    results = tournament.run(workers=2, progress=False)
+    results = tournament.run(Processes(2), progress=False)
     assert (tmp_path / "died").exists()  # a worker was lost...
     assert results.games == 6 and not tournament.forfeits  # ...and its game played again, not scored
 
@@ -108,7 +110,7 @@ def test_a_worker_lost_at_every_try_stops_the_run_in_one_line_and_its_game_is_le
     monkeypatch.setitem(PLAYERS, "dies", FAKES["dies"])  # dies in the games of an even seed, every time
     tournament = Tournament(["dies", "random"], players=2, games=8, out=tmp_path)
     with pytest.raises(TournamentError, match="its worker was lost every time it ran.*run again to resume"):
-        tournament.run(workers=2, progress=False)
+        tournament.run(Processes(2), progress=False)
     assert not tournament.forfeits
     tournament.close()
     with Tournament(["dies", "random"], players=2, games=8, out=tmp_path) as again:
@@ -138,7 +140,7 @@ def test_sys_exit_in_a_player_module_at_import_is_a_one_line_error(tmp_path):
     ],
 )
 def test_a_record_s_forfeits_are_checked_when_it_is_replayed(tmp_path, forfeits, message):
-    Tournament([f"{BOTS}:Exits", "random"], players=2, games=2, out=tmp_path).run(workers=1, progress=False)
+    Tournament([f"{BOTS}:Exits", "random"], players=2, games=2, out=tmp_path).run(InProcess(), progress=False)
     record = next(read_records(tmp_path / "games.jsonl"))
     with pytest.raises(RecordError, match=message):
         replay_record({**record, "forfeits": forfeits})

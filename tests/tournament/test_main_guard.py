@@ -9,11 +9,12 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-START = 'run_tournament(["gprd", "random"], players=2, games=2, out="t", workers=2)\n'
+IMPORTS = "from training.arena.tournament import Tournament\nfrom training.backends.local import Processes\n"
+START = 'Tournament(["gprd", "random"], players=2, games=2, out="t").play(Processes(2))\n'
 
 
 def run_script(tmp_path: Path, text: str) -> subprocess.CompletedProcess:
-    (tmp_path / "play.py").write_text("from training.arena.tournament import run_tournament\n" + text)
+    (tmp_path / "play.py").write_text(IMPORTS + text)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     return subprocess.run([sys.executable, "play.py"], cwd=tmp_path, env=env, capture_output=True, text=True,
                           timeout=300)  # fmt: skip

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from training.arena.meta_game import alpha_rank, nash_average
-from training.arena.tournament import run_tournament
+from training.arena.tournament import Tournament
+from training.backends.local import InProcess
 
 ROCK_PAPER_SCISSORS = np.array([[0.5, 0.0, 1.0], [1.0, 0.5, 0.0], [0.0, 1.0, 0.5]])  # [a][b]: a ahead of b
 CHAIN = np.array([[0.5, 0.7, 0.9], [0.3, 0.5, 0.8], [0.1, 0.2, 0.5]])  # strength in a line: 0 > 1 > 2
@@ -47,7 +48,7 @@ def test_strength_in_a_line_is_ranked_in_its_order():
 
 
 def test_a_tournament_reports_nash_averaging_and_alpha_rank_beside_openskill(tmp_path):
-    run_tournament(["random", "gprd", "fg"], players=2, games=12, out=tmp_path, workers=1)
+    Tournament(["random", "gprd", "fg"], players=2, games=12, out=tmp_path).play(InProcess())
     data = json.loads((tmp_path / "results.json").read_text())
     assert set(data["nash_average"]) == set(data["alpha_rank"]) == {"random", "gprd", "fg"}
     assert sum(data["nash_mixture"].values()) == pytest.approx(1) and sum(data["alpha_rank"].values()) == pytest.approx(

@@ -14,13 +14,13 @@ from tests.helpers.interrupts import InterruptAfter
 from training.arena import schedule
 from training.arena.report import _wrapped, plot
 from training.arena.schedule import ScheduledGame
-from training.arena.tournament import Tournament, TournamentError, run_tournament
+from training.arena.tournament import Tournament, TournamentError
 from training.backends.local import InProcess, Processes
 
 
 def test_every_game_is_recorded_and_replays_with_duplicate_deals(tmp_path):
     tournament = Tournament(["random", "gprd", "fg"], players=3, games=12, seed=5, out=tmp_path)
-    tournament.run(workers=1, progress=False)
+    tournament.run(InProcess(), progress=False)
     records = list(read_records(tmp_path / "games.jsonl"))
     assert sorted(r["tournament"]["game_id"] for r in records) == list(range(12))
     deals = defaultdict(list)
@@ -38,7 +38,7 @@ def test_every_game_is_recorded_and_replays_with_duplicate_deals(tmp_path):
 
 
 def test_duplicate_deal_seats_each_agent_everywhere_once(fakes, tmp_path):
-    Tournament(["greedy1", "random"], players=2, games=8, out=tmp_path).run(workers=1, progress=False)
+    Tournament(["greedy1", "random"], players=2, games=8, out=tmp_path).run(InProcess(), progress=False)
     records = list(read_records(tmp_path / "games.jsonl"))
     by_deal = defaultdict(set)
     for record in records:
@@ -50,7 +50,7 @@ def test_resume_after_an_interruption_plays_each_game_once(tmp_path):
     settings = {"agents": ["random"] * 4, "players": 4, "games": 24, "seed": 1, "out": tmp_path}
     stop_after_ten = InterruptAfter(10)
     with pytest.raises(KeyboardInterrupt):
-        Tournament(**settings).run(workers=1, progress=False, on_outcome=stop_after_ten)
+        Tournament(**settings).run(InProcess(), progress=False, on_outcome=stop_after_ten)
     games = tmp_path / "games.jsonl"
     first_lines = games.read_text().splitlines()
     assert len(first_lines) == 10
@@ -59,7 +59,7 @@ def test_resume_after_an_interruption_plays_each_game_once(tmp_path):
     again = Tournament(**settings)
     assert "truncated" in again.notes[0] and len(again.records) == 10
     second = []
-    results = again.run(workers=1, progress=False, on_outcome=lambda o: second.append(o.game.game_id))
+    results = again.run(InProcess(), progress=False, on_outcome=lambda o: second.append(o.game.game_id))
     assert sorted(stop_after_ten.seen + second) == list(range(24)) and results.games == 24
     lines = games.read_text().splitlines()
     assert lines[:10] == first_lines and len(lines) == 24
@@ -71,9 +71,9 @@ def test_resume_after_an_interruption_plays_each_game_once(tmp_path):
 def test_resume_in_worker_processes(tmp_path):
     settings = {"agents": ["random"] * 2, "players": 2, "games": 40, "out": tmp_path}
     with pytest.raises(KeyboardInterrupt):
-        Tournament(**settings).run(workers=2, progress=False, on_outcome=InterruptAfter(5))
+        Tournament(**settings).run(Processes(2), progress=False, on_outcome=InterruptAfter(5))
     assert len((tmp_path / "games.jsonl").read_text().splitlines()) == 5
-    results = Tournament(**settings).run(workers=2, progress=False)
+    results = Tournament(**settings).run(Processes(2), progress=False)
     ids = [r["tournament"]["game_id"] for r in read_records(tmp_path / "games.jsonl")]
     assert sorted(ids) == list(range(40)) and results.games == 40
 
@@ -88,15 +88,15 @@ def test_a_tournament_takes_its_backend_and_every_backend_plays_the_same_games(t
 
 
 def test_a_longer_run_extends_the_tournament(tmp_path):
-    Tournament(["random"] * 2, players=2, games=4, out=tmp_path).run(workers=1, progress=False)
-    results = Tournament(["random"] * 2, players=2, games=10, out=tmp_path).run(workers=1, progress=False)
+    Tournament(["random"] * 2, players=2, games=4, out=tmp_path).run(InProcess(), progress=False)
+    results = Tournament(["random"] * 2, players=2, games=10, out=tmp_path).run(InProcess(), progress=False)
     assert results.games == 10 and len((tmp_path / "games.jsonl").read_text().splitlines()) == 10
     assert json.loads((tmp_path / "tournament.json").read_text())["games"] == 10
 
 
 def test_a_crashing_player_forfeits_and_every_game_is_counted(fakes, tmp_path, capsys):
     tournament = Tournament(["crash", "random"], players=2, games=12, out=tmp_path)
-    results = tournament.run(workers=2, progress=False)  # the registry reaches the worker processes
+    results = tournament.run(Processes(2), progress=False)  # the registry reaches the worker processes
     forfeited = sorted(game.game_id for game, _ in tournament.forfeits)
     assert forfeited == list(range(0, 12, 2))  # the crash player raises in games with an even play seed
     assert {(f.reason, f.error) for _, f in tournament.forfeits} == {("raised", "RuntimeError: boom")}
@@ -109,7 +109,7 @@ def test_a_crashing_player_forfeits_and_every_game_is_counted(fakes, tmp_path, c
 
 
 def test_a_clearly_stronger_agent_ends_higher(fakes):
-    results = run_tournament(["random", "greedy1"], players=2, games=20, workers=1)
+    results = Tournament(["random", "greedy1"], players=2, games=20).play(InProcess())
     strong, weak = results.agent("greedy1"), results.agent("random")
     assert [a.agent for a in results.agents] == ["greedy1", "random"]
     assert strong.mu > weak.mu and strong.ordinal > weak.ordinal
@@ -119,12 +119,28 @@ def test_a_clearly_stronger_agent_ends_higher(fakes):
 
 def test_reports_are_written(tmp_path):
     mighty_duel = Rules.from_names("mighty_duel")
-    results = run_tournament(["random"] * 2, players=2, games=4, rules=mighty_duel, out=tmp_path, workers=1)
+    results = Tournament(["random"] * 2, players=2, games=4, rules=mighty_duel, out=tmp_path).play(InProcess())
     data = json.loads((tmp_path / "results.json").read_text())
     assert data["games"] == 4 == results.games and data["settings"]["rules"]["kingdom_size"] == 7
     assert data["agents"][0]["agent"] == "random" and "head_to_head" in data
     assert "| random | 8 |" in (tmp_path / "results.md").read_text()
     assert (tmp_path / "ratings.png").read_bytes()[:4] == b"\x89PNG"
+
+
+class Stopped(InProcess):
+    """A backend stopped (Ctrl-C) before its first game."""
+
+    def tasks(self, task, items, common=()):
+        raise KeyboardInterrupt
+        yield
+
+
+def test_play_frees_the_folder_when_its_run_stops_and_writes_no_reports(tmp_path):
+    with pytest.raises(KeyboardInterrupt):
+        Tournament(["random", "gprd"], players=2, games=4, out=tmp_path).play(Stopped())
+    assert not (tmp_path / "results.json").exists()
+    with Tournament(["random", "gprd"], players=2, games=4, out=tmp_path) as again:  # not held by the stopped one
+        assert len(list(again.pending)) == 4
 
 
 def test_long_specs_are_broken_after_commas_in_the_plot(tmp_path):
@@ -137,14 +153,14 @@ def test_long_specs_are_broken_after_commas_in_the_plot(tmp_path):
     assert _wrapped("ppo:default") == "ppo:default"
     path = "sb3:/tmp/benchmark/training/script/vs-fg-2p/seed-0/model.zip"  # a checkpoint's path: after its slashes
     assert _wrapped(path).replace("\n", "") == path and all(len(line) <= 23 for line in _wrapped(path).splitlines())
-    results = run_tournament([spec, "random"], players=2, games=2, workers=1)
+    results = Tournament([spec, "random"], players=2, games=2).play(InProcess())
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         plot(results, tmp_path / "ratings.png")
 
 
 def test_other_settings_in_the_same_directory_are_refused(tmp_path):
-    run_tournament(["random"] * 2, players=2, games=2, out=tmp_path, workers=1)
+    Tournament(["random"] * 2, players=2, games=2, out=tmp_path).play(InProcess())
     with pytest.raises(TournamentError, match="other settings .*seed") as info:
         Tournament(["random"] * 2, players=2, games=2, seed=9, out=tmp_path)
     assert "\n" not in str(info.value)
@@ -164,7 +180,7 @@ def test_unknown_agent_fails_before_any_game(tmp_path):
 
 
 def test_a_bad_line_in_the_middle_is_a_clear_error(tmp_path):
-    run_tournament(["random"] * 2, players=2, games=4, out=tmp_path, workers=1)
+    Tournament(["random"] * 2, players=2, games=4, out=tmp_path).play(InProcess())
     lines = (tmp_path / "games.jsonl").read_text().splitlines()
     lines[1] = lines[1][:20]
     (tmp_path / "games.jsonl").write_text("\n".join(lines) + "\n")
@@ -173,7 +189,7 @@ def test_a_bad_line_in_the_middle_is_a_clear_error(tmp_path):
 
 
 def test_seats_of_one_spec_are_separate_players():
-    results = run_tournament(["random"] * 4, players=4, games=4, workers=1)
+    results = Tournament(["random"] * 4, players=4, games=4).play(InProcess())
     assert results.agents[0].games == 16 and Counter(a.agent for a in results.agents) == {"random": 1}
 
 
@@ -190,7 +206,7 @@ def test_a_workers_players_are_kept_per_table_and_the_oldest_closed():
 
 
 def test_games_of_another_tournament_are_not_taken_as_finished(tmp_path):
-    Tournament(["random"] * 2, players=2, games=2, out=tmp_path).run(workers=1, progress=False)
+    Tournament(["random"] * 2, players=2, games=2, out=tmp_path).run(InProcess(), progress=False)
     (tmp_path / "tournament.json").unlink()
     with pytest.raises(TournamentError, match="holds a game 0 that is not this tournament's"):
         Tournament(["random"] * 2, players=2, games=2, seed=4, out=tmp_path)
@@ -198,7 +214,7 @@ def test_games_of_another_tournament_are_not_taken_as_finished(tmp_path):
 
 def test_a_refused_run_writes_nothing_so_the_right_command_still_resumes(tmp_path):
     first = tmp_path / "first"
-    Tournament(["random", "gprd"], players=2, games=4, out=first).run(workers=1, progress=False)
+    Tournament(["random", "gprd"], players=2, games=4, out=first).run(InProcess(), progress=False)
     (first / "tournament.json").unlink()  # lost: only games.jsonl remains
     with pytest.raises(TournamentError, match="not this tournament's"):
         Tournament(["random", "fg"], players=2, games=4, out=first)
@@ -212,7 +228,7 @@ def test_a_refused_run_writes_nothing_so_the_right_command_still_resumes(tmp_pat
     ['{"tournament": "t"}', "[1, 2]", '"text"', '{"tournament": {"game_id": [0]}}', '{"tournament": {"game_id": "0"}}'],
 )
 def test_a_line_that_is_no_game_record_is_a_one_line_error_and_changes_nothing(tmp_path, line):
-    run_tournament(["random", "gprd"], players=2, games=4, out=tmp_path, workers=1)
+    Tournament(["random", "gprd"], players=2, games=4, out=tmp_path).play(InProcess())
     games = tmp_path / "games.jsonl"
     games.write_text(games.read_text() + line + "\n")
     before = games.read_bytes()
@@ -246,11 +262,11 @@ def test_a_folder_of_the_older_schedule_resumes_unless_a_spec_repeats(tmp_path):
         (folder / "tournament.json").write_text(json.dumps(settings))
 
     distinct, repeated = tmp_path / "distinct", tmp_path / "repeated"
-    run_tournament(["random", "gprd"], players=2, games=4, out=distinct, workers=1)
+    Tournament(["random", "gprd"], players=2, games=4, out=distinct).play(InProcess())
     made_by_schedule_1(distinct)
     assert len(Tournament(["random", "gprd"], players=2, games=4, out=distinct).records) == 4
     assert json.loads((distinct / "tournament.json").read_text())["schedule"] == 2
-    run_tournament(["random", "gprd", "gprd"], players=3, games=3, out=repeated, workers=1)
+    Tournament(["random", "gprd", "gprd"], players=3, games=3, out=repeated).play(InProcess())
     made_by_schedule_1(repeated)
     with pytest.raises(TournamentError, match=r"older kdenv \(schedule 1\).*use another --out") as info:
         Tournament(["random", "gprd", "gprd"], players=3, games=3, out=repeated)
@@ -264,7 +280,7 @@ def test_a_tournament_of_a_million_games_starts_its_first_game_at_once(tmp_path,
     tournament = Tournament(["random", "gprd"], players=2, games=1_000_000, out=tmp_path)
     assert made == [] and tournament.schedule.total == 1_000_000
     with pytest.raises(KeyboardInterrupt):
-        tournament.run(workers=1, progress=False, on_outcome=InterruptAfter(3))
+        tournament.run(InProcess(), progress=False, on_outcome=InterruptAfter(3))
     tournament.close()
     assert len(made) == 3 and len((tmp_path / "games.jsonl").read_text().splitlines()) == 3
     again = Tournament(["random", "gprd"], players=2, games=1_000_000, out=tmp_path)

@@ -3,6 +3,7 @@ keep their state from call to call, a worker's error reaches the caller, and a d
 
 from __future__ import annotations
 
+import argparse
 import os
 from contextlib import closing
 
@@ -10,7 +11,7 @@ import pytest
 
 from tests.helpers.backend_work import Refilled, Tally, square_plus
 from training.backends.base import WorkerDied, windowed
-from training.backends.choose import BackendError, choose_backend
+from training.backends.choose import BackendError, add_backend_arguments, backend_of, choose_backend
 from training.backends.local import InProcess, Processes
 
 BACKENDS = [InProcess(), Processes(2)]
@@ -93,3 +94,15 @@ def test_a_backend_is_chosen_by_name():
     assert isinstance(choose_backend("local", 3), Processes) and choose_backend("local", 3).workers == 3
     with pytest.raises(BackendError, match="unknown backend 'gpu'; choose local or ray"):
         choose_backend("gpu")
+    with pytest.raises(BackendError, match="an address is for the ray backend; add --backend ray"):
+        choose_backend("local", 2, "auto")
+
+
+def test_the_command_line_options_make_the_backend_once():
+    parser = argparse.ArgumentParser()
+    add_backend_arguments(parser)
+    assert isinstance(backend_of(parser.parse_args(["--workers", "1"])), InProcess)
+    assert backend_of(parser.parse_args(["--workers", "3"])).workers == 3
+    assert isinstance(backend_of(parser.parse_args([])), Processes if (os.cpu_count() or 1) > 1 else InProcess)
+    with pytest.raises(BackendError, match="--workers must be at least 1, not 0"):
+        backend_of(parser.parse_args(["--workers", "0"]))

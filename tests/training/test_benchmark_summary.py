@@ -13,6 +13,7 @@ import pytest
 pytest.importorskip("rliable")
 
 from training.arena.evaluation import evaluate
+from training.backends.local import InProcess
 from training.benchmark.aggregate import BenchmarkError, Point, collect, summarize
 from training.cli import main
 
@@ -25,7 +26,7 @@ def folder(tmp_path_factory):
         for seed in range(3):
             for step in (0, 100):
                 out = root / algorithm / "vs-fg-2p" / f"seed-{seed}" / f"step-{step}"
-                evaluate(algorithm, "vs-fg-2p", games=4, seed=seed * 1000 + step, out=out, workers=1)
+                evaluate(algorithm, "vs-fg-2p", games=4, seed=seed * 1000 + step, out=out, backend=InProcess())
     return root
 
 

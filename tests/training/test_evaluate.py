@@ -14,6 +14,7 @@ from training.arena import leaderboard
 from training.arena.evaluation import FORMAT, EvaluationError, compare, evaluate, read
 from training.arena.protocols import PROTOCOLS
 from training.arena.tournament import Tournament
+from training.backends.local import InProcess, Processes
 from training.cli import main
 
 KEYS = {"protocol", "protocol_version", "spec", "games", "win_rate", "win_rate_ci", "margin", "margin_ci"}
@@ -46,8 +47,8 @@ def test_an_evaluation_writes_its_file_and_prints_the_line_to_cite(tmp_path, cap
 
 
 def test_the_figures_do_not_depend_on_the_worker_count(tmp_path):
-    one = evaluate("random", "vs-fg-3p", games=6, out=tmp_path / "one", workers=1).to_dict()
-    two = evaluate("random", "vs-fg-3p", games=6, out=tmp_path / "two", workers=2).to_dict()
+    one = evaluate("random", "vs-fg-3p", games=6, out=tmp_path / "one", backend=InProcess()).to_dict()
+    two = evaluate("random", "vs-fg-3p", games=6, out=tmp_path / "two", backend=Processes(2)).to_dict()
     assert one == two
 
 
@@ -74,8 +75,8 @@ def test_a_paired_comparison_on_the_same_deals(tmp_path, capsys):
 
 
 def test_a_comparison_of_two_protocols_is_refused_in_one_line(tmp_path):
-    evaluate("random", "vs-fg-2p", games=2, out=tmp_path / "two", workers=1)
-    evaluate("random", "mighty-duel", games=2, out=tmp_path / "duel", workers=1)
+    evaluate("random", "vs-fg-2p", games=2, out=tmp_path / "two", backend=InProcess())
+    evaluate("random", "mighty-duel", games=2, out=tmp_path / "duel", backend=InProcess())
     with pytest.raises(EvaluationError, match="has protocol 'vs-fg-2p' where this run has 'mighty-duel'"):
         compare(tmp_path / "duel", tmp_path / "two")
 
@@ -87,6 +88,7 @@ def test_a_comparison_of_two_protocols_is_refused_in_one_line(tmp_path):
         ((), "give the SPEC to evaluate"),
         (("nobody", "--protocol", "vs-fg-2p"), "nobody"),
         (("fg", "--workers", "0"), "--workers must be at least 1, not 0"),
+        (("fg", "--address", "auto"), "an address is for the ray backend; add --backend ray"),
         (("fg", "--games", "1000000000000"), "the number of games must be from 1 to 10,000,000, not 1000000000000"),
         (("fg", "--seed", "-1"), "seed must be an integer 0 or more, not -1"),
         (("fg", "--seed", str(2**32)), "the seed must be from 0 to 4,294,967,295, not 4294967296"),
@@ -120,7 +122,7 @@ def test_a_million_games_print_their_first_game_at_once(tmp_path, capsys, monkey
 def other(tmp_path_factory):
     """An evaluation of random on vs-fg-2p, 8 games on 4 deals, to compare with."""
     out = tmp_path_factory.mktemp("other") / "random"
-    evaluate("random", "vs-fg-2p", games=8, out=out, workers=1)
+    evaluate("random", "vs-fg-2p", games=8, out=out, backend=InProcess())
     return out
 
 

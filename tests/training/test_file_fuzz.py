@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from kdenv.errors import KingdominoError
 from training.arena.evaluation import check_comparable, compare, evaluate
 from training.arena.protocols import get_protocol
+from training.backends.local import InProcess
 
 PROTOCOL = get_protocol("vs-fg-2p")
 HOLE = "__hole__"  # where a mutated file's raw text goes
@@ -63,7 +64,7 @@ def refused_in_one_line(read) -> None:
 def played(tmp_path_factory) -> Path:
     """An evaluation folder that kdenv evaluate wrote: random on vs-fg-2p, 8 games on 4 deals."""
     out = tmp_path_factory.mktemp("played") / "random"
-    evaluate("random", "vs-fg-2p", games=8, out=out, workers=1)
+    evaluate("random", "vs-fg-2p", games=8, out=out, backend=InProcess())
     return out
 
 

@@ -20,7 +20,8 @@ from kdenv.encoding import action_mask
 from kdenv.game import OVER, Game
 from kdenv.rules import Rules
 from kdenv.view import PublicView
-from training.arena.tournament import run_tournament
+from training.arena.tournament import Tournament
+from training.backends.local import Processes
 
 SMALL = {"net_arch": [16]}
 
@@ -57,7 +58,7 @@ def test_a_maskable_ppo_model_plays_its_own_policy_s_best_legal_action(models):
 
 def test_sb3_models_play_a_tournament_with_and_without_masks(models, tmp_path):
     specs = [f"sb3:{models / 'masked.zip'}", f"sb3:{models / 'plain.zip'}", "random"]
-    results = run_tournament(specs, players=2, games=6, workers=2, out=tmp_path)
+    results = Tournament(specs, players=2, games=6, out=tmp_path).play(Processes(2))
     assert results.games == 6 and all(results.agent(spec).games == 4 for spec in specs)
 
 

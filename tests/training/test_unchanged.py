@@ -9,9 +9,10 @@ import pytest
 
 from agents.checkpoint import read_checkpoint
 from kdenv.rules import Rules
-from training.arena.tournament import run_tournament
+from training.arena.tournament import Tournament
 from training.az.config import az_config
 from training.az.train import LAST, train_az
+from training.backends.choose import choose_backend
 from training.runs.config import read_yaml
 
 TOURNAMENT_MOVES = "30b1f1f66f51d362"  # sha256 of the sorted games' moves, first 16 hex digits
@@ -25,7 +26,8 @@ EXIT_TWO_TOTAL = 21581.10192
 @pytest.mark.parametrize("workers", [1, 2])  # in this process, and in worker processes
 def test_a_fixed_seed_tournament_plays_the_same_games(tmp_path, workers):
     rules = Rules.from_names("middle_kingdom,harmony")
-    run_tournament(["fg", "gprd", "random"], players=3, games=6, rules=rules, seed=7, out=tmp_path, workers=workers)
+    tournament = Tournament(["fg", "gprd", "random"], players=3, games=6, rules=rules, seed=7, out=tmp_path)
+    tournament.play(choose_backend("local", workers))
     moves = [json.loads(line)["moves"] for line in (tmp_path / "games.jsonl").read_text().splitlines()]
     digest = hashlib.sha256(json.dumps(sorted(moves, key=json.dumps)).encode()).hexdigest()
     assert digest[:16] == TOURNAMENT_MOVES

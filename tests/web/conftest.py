@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from training.arena.tournament import Tournament
+from training.backends.local import InProcess
 
 # every player that traces, and one that does not
 TRACED = ["fg", "mce:playouts=6", "uct:playouts=6", "ppo:default", "az:default,simulations=4"]
@@ -15,6 +16,5 @@ TRACED = ["fg", "mce:playouts=6", "uct:playouts=6", "ppo:default", "az:default,s
 def traced_tournament(tmp_path_factory):
     """A small 2-player tournament of TRACED written with ``trace=True``, its reports too; the folder."""
     out = tmp_path_factory.mktemp("traced") / "tournament"
-    tournament = Tournament(TRACED, players=2, games=6, seed=3, out=out, trace=True)
-    tournament.write_reports(tournament.run(workers=1, progress=False))
+    Tournament(TRACED, players=2, games=6, seed=3, out=out, trace=True).play(InProcess())
     return out

@@ -16,6 +16,7 @@ from kdenv.rules import Rules
 from kdenv.viewer.site import game_data
 from kdenv.viewer.site_folder import MARKER
 from training.arena.tournament import Tournament
+from training.backends.local import InProcess
 from training.cli import main
 from training.view_cli import write_site
 
@@ -26,8 +27,7 @@ def small_tournaments(tmp_path_factory) -> list:
     folders = []
     for agents, players in ((["random", "gprd"], 2), (["random", "gprd", "fg"], 3)):
         out = tmp_path_factory.mktemp("small") / "tournament"
-        tournament = Tournament(agents, players=players, games=6, seed=1, out=out)
-        tournament.write_reports(tournament.run(workers=1, progress=False))
+        Tournament(agents, players=players, games=6, seed=1, out=out).play(InProcess())
         folders.append(out)
     return folders
 

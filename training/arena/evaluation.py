@@ -27,6 +27,7 @@ from training.arena.protocols import Protocol, get_protocol
 from training.arena.schedule import GAMES, SEED
 from training.arena.stats import AgentResult
 from training.arena.tournament import Tournament
+from training.backends.base import Backend
 
 Format = Literal["kdenv-evaluation/1"]
 FORMAT: str = get_args(Format)[0]
@@ -238,19 +239,18 @@ def evaluate(
     games: int | None = None,
     seed: int = 0,
     out: str | os.PathLike | None = None,
-    workers: int | None = None,
+    backend: Backend | None = None,
     progress: bool = False,
-    backend: str = "local",
-    address: str | None = None,
     move_limit: float | Literal["protocol"] | None = "protocol",
     made_from: str | None = None,
 ) -> Evaluation:
-    """Play (or resume) ``spec``'s evaluation on ``protocol`` and write ``evaluation.json``; returns it. Each move
-    within ``move_limit`` seconds (None: no limit; by default the protocol's). With ``made_from`` the player is made
-    from that spec, which names a copy of ``spec``'s files, and the files name it ``spec``."""
+    """Play (or resume) ``spec``'s evaluation on ``protocol`` on ``backend`` (by default this machine's, as
+    :meth:`Tournament.run`'s) and write ``evaluation.json``; returns it. Each move within ``move_limit`` seconds
+    (None: no limit; by default the protocol's). With ``made_from`` the player is made from that spec, which names
+    a copy of ``spec``'s files, and the files name it ``spec``."""
     chosen = get_protocol(protocol)
     folder = Path(out) if out is not None else default_out(chosen, spec)
     limit = chosen.move_limit if move_limit == "protocol" else move_limit
     with evaluation_tournament(chosen, spec, games, seed, folder, limit, made_from) as tournament:
-        tournament.run(workers, progress, backend=backend, address=address)
+        tournament.run(backend, progress)
         return finish(tournament, chosen, spec, folder)

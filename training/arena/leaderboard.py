@@ -14,6 +14,7 @@ from training.arena.evaluation import Evaluation, default_out, evaluate
 from training.arena.protocols import PROTOCOLS
 from training.arena.report import write_png
 from training.arena.tournament import check_agents
+from training.backends.base import Backend
 
 COMMAND = "kdenv evaluate --leaderboard"
 PAGE = "LEADERBOARD.md"  # the page's name in the leaderboard's folder, unless another page is given
@@ -63,11 +64,11 @@ def sits(spec: str, protocol: str) -> bool:
 
 
 def run_leaderboard(
-    games: int | None, seed: int, out: Path, workers: int | None, progress: bool, page: Path
+    games: int | None, seed: int, out: Path, backend: Backend | None, progress: bool, page: Path
 ) -> dict[tuple[str, str], Evaluation | None]:
-    """Evaluate every entry at every protocol into ``out/PROTOCOL-vN/SPEC`` (finished ones are read back, not
-    played again), writing ``page`` and its picture before the first game (a page that cannot be written is told
-    at once) and again as each cell finishes; ``games`` overrides every entry's."""
+    """Evaluate every entry at every protocol on ``backend`` into ``out/PROTOCOL-vN/SPEC`` (finished ones are read
+    back, not played again), writing ``page`` and its picture before the first game (a page that cannot be written
+    is told at once) and again as each cell finishes; ``games`` overrides every entry's."""
     todo = [(e, name) for e in ENTRIES for name in PROTOCOLS]
     cells: dict[tuple[str, str], Evaluation | None] = {
         (e.spec, name): None for e, name in todo if not sits(e.spec, name)
@@ -80,7 +81,7 @@ def run_leaderboard(
         print(f"[{i}/{len(todo)}] {entry.spec} on {PROTOCOLS[name].title}", flush=True)
         folder = out / default_out(PROTOCOLS[name], entry.spec).relative_to(Path("runs") / "evaluate")
         n = games if games is not None else entry.games
-        cells[entry.spec, name] = evaluate(entry.spec, name, n, seed, folder, workers, progress)
+        cells[entry.spec, name] = evaluate(entry.spec, name, n, seed, folder, backend, progress)
         write_page(cells, page, seed, games)
     return cells
 

@@ -3,12 +3,13 @@ and resumable.
 
 Example::
 
-    from training.arena.tournament import Tournament, run_tournament
+    from training.arena.tournament import Tournament
+    from training.backends.choose import choose_backend
 
     t = Tournament(["random", "gprd", "fg"], players=3, games=120, out="runs/demo")
-    results = t.run(workers=2)       # plays what is not in runs/demo/games.jsonl yet
+    results = t.run(choose_backend("local", 2))  # plays what is not in runs/demo/games.jsonl yet, in 2 processes
     t.write_reports(results)         # results.json, results.md, ratings.png
-    results.agent("fg").win_rate     # or all at once: run_tournament([...], players=3, games=120, out=...)
+    results.agent("fg").win_rate     # or all at once: Tournament([...], players=3, games=120, out=...).play()
 
 Who sits where and on which deal is :mod:`training.arena.schedule`; one game, wherever it is played, is
 :mod:`training.arena.worker`; where the games run is a :class:`~training.backends.base.Backend` (in this process,
@@ -147,31 +148,27 @@ class Tournament:
 
     def run(
         self,
-        workers: int | None = None,
+        backend: Backend | None = None,
         progress: bool = True,
         on_outcome: Callable[[Outcome], None] | None = None,
-        backend: str | Backend = "local",
-        address: str | None = None,
     ) -> Results:
-        """Play the pending games on ``backend`` and return the results: a :class:`Backend`, or its name
-        (:func:`games_backend`): ``local``, in ``workers`` processes (1 = in this process), or ``ray``, as Ray
-        tasks (:mod:`training.backends.ray_backend`), at most ``workers`` at once, on a local Ray or the cluster at
-        ``address``.
+        """Play the pending games on ``backend`` (:mod:`training.backends`; made once by the caller, from its
+        command line or config) and return the results. By default this machine's: a process a game on every core
+        at most, or this process for one game and for a tournament of player objects.
 
         Each finished game is appended to ``games.jsonl`` at once, forfeits included (each reported in a line);
         a game that cannot be played at all (a player its worker cannot make, a worker lost every time) stops the
         run with a one-line TournamentError. Ctrl-C stops at once, keeping what is done.
         """
         pending = self.pending
-        if self.objects and backend == "local" and workers is None:
-            workers = 1  # player objects are in this process only
-        if not isinstance(backend, Backend):
-            backend = games_backend(backend, workers, address, self.schedule.total - len(self.records))
+        if backend is None:
+            games = 1 if self.objects else self.schedule.total - len(self.records)  # objects are in this process only
+            backend = choose_backend("local", max(1, min(games, os.cpu_count() or 1)))
         if self.objects and not backend.here:
             names = ", ".join(self.objects)
             raise TournamentError(
-                f"player objects ({names}) play in this process only: run with workers=1, or name the player by "
-                "a MODULE:ATTR spec to play it in worker processes or on Ray"
+                f"player objects ({names}) play in this process only: run them on the default backend (or InProcess), "
+                "or name the player by a MODULE:ATTR spec to play it in worker processes or on Ray"
             )
         outcomes = play_games(
             backend, pending, self.schedule.rules, self.trace, self.objects, self.move_limit, self.made_from
@@ -222,6 +219,17 @@ class Tournament:
                  "play_seed": game.play_seed, "error": error, "traceback": trace}  # fmt: skip
         return self.folder.add_error(entry)
 
+    def play(self, backend: Backend | None = None, progress: bool = False) -> Results:
+        """Play (or resume) the tournament, as :meth:`run`, and free its folder; with a folder, write the reports
+        there too. The one call that a notebook or a test wants."""
+        try:
+            results = self.run(backend, progress)
+            if self.folder is not None:
+                self.write_reports(results)
+            return results
+        finally:
+            self.close()
+
     def write_reports(self, results: Results) -> list[Path]:
         """Write results.json, results.md and ratings.png to the output directory; returns their paths."""
         from training.arena.report import write_reports
@@ -239,35 +247,3 @@ def check_move_limit(seconds: float | None) -> float | None:
     if isinstance(seconds, bool) or not isinstance(seconds, int | float) or not 0 < seconds <= DAY:
         raise TournamentError(f"the move limit must be a number of seconds above 0 and at most {DAY}, not {seconds!r}")
     return float(seconds)
-
-
-def games_backend(name: str, workers: int | None = None, address: str | None = None, games: int = 0) -> Backend:
-    """The backend called ``name`` (:func:`~training.backends.choose.choose_backend`) for ``games`` games: on the
-    local one, ``workers`` processes (default: every core), at most one a game."""
-    if name == "local" and address is not None:
-        raise TournamentError("an address is for the ray backend; add --backend ray")
-    if name == "local":
-        workers = max(1, min(workers or os.cpu_count() or 1, games or 1))
-    return choose_backend(name, workers, address)
-
-
-def run_tournament(
-    agents: Sequence[str | Player],
-    players: int = 4,
-    games: int = 100,
-    rules: Rules | None = None,
-    seed: int = 0,
-    out: str | os.PathLike | None = None,
-    workers: int | None = None,
-    progress: bool = False,
-    backend: str | Backend = "local",
-    address: str | None = None,
-    trace: bool = False,
-    move_limit: float | None = MOVE_LIMIT,
-) -> Results:
-    """Play (or resume) a tournament and return its results; with ``out``, also write the reports there."""
-    with Tournament(agents, players, games, rules, seed, out, trace, move_limit) as tournament:
-        results = tournament.run(workers, progress, backend=backend, address=address)
-        if out is not None:
-            tournament.write_reports(results)
-    return results

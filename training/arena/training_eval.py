@@ -24,6 +24,7 @@ from kdenv.rules import Rules
 from training.arena.report import no_nan, win_summary
 from training.arena.stats import AgentResult, summarize
 from training.arena.tournament import Tournament
+from training.backends.base import Backend
 
 EVAL_SEED = 1_000_000  # every evaluation of every trainer plays the same deals: checkpoints and runs compare paired
 LEARNER_NAME = "learner"  # the learner's name in the results (agents.batched.policy.Policy.LEARNER is its seat code)
@@ -35,16 +36,14 @@ def evaluate_policy(
     opponent: str,
     games: int,
     rules: Rules,
-    workers: int = 1,
     seed: int = 0,
     deterministic: bool = True,
-    backend: str = "local",
-    address: str | None = None,
+    backend: Backend | None = None,
 ) -> AgentResult:
     """The learner's line after ``games`` games of the policy (``settings`` + ``state``) against copies of
     ``opponent``: in the vector env when the opponent plays there (:func:`agents.specs.plays_batched`), else as a
-    tournament on ``backend`` (``workers`` processes here, or Ray tasks; its games rounded up to whole rounds of
-    seatings)."""
+    tournament on ``backend`` (by default this machine's, as :meth:`Tournament.run`'s; its games rounded up to
+    whole rounds of seatings)."""
     if plays_batched(opponent):
         return summarize(_play_batched(settings, state, opponent, games, rules, seed, deterministic)).agent(
             LEARNER_NAME
@@ -54,9 +53,7 @@ def evaluate_policy(
         path = Path(folder) / "learner.zip"
         write_player(path, settings, state)
         spec = f"ppo:{path}" + ("" if deterministic else ",sample=true")
-        results = Tournament([spec] + [opponent] * (n - 1), n, games, rules, seed).run(
-            workers, progress=False, backend=backend, address=address
-        )
+        results = Tournament([spec] + [opponent] * (n - 1), n, games, rules, seed).run(backend, progress=False)
     return replace(results.agent(spec), agent=LEARNER_NAME)
 
 
@@ -116,27 +113,24 @@ def main(argv: list[str] | None = None) -> int:
 
     from agents.checkpoint import read_checkpoint
     from agents.ppo_player import checkpoint_path
+    from training.backends.choose import add_backend_arguments, backend_of
 
     parser = argparse.ArgumentParser(description=main.__doc__)
     parser.add_argument("checkpoint", help="a checkpoint .zip, or a shipped one's name ('default', 'v1')")
     parser.add_argument("--opponent", action="append", help="opponent spec (repeatable; default fg and random)")
     parser.add_argument("--games", type=int, default=200)
-    parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--backend", choices=["local", "ray"], default="local", help="where tournaments play")
-    parser.add_argument("--address", help="a running Ray cluster for --backend ray (default: a local Ray)")
+    add_backend_arguments(parser, "worker processes of the tournaments (default: all cores; 1 = none)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--sample", action="store_true", help="sample moves instead of the most probable one")
     parser.add_argument("--out", help="append the results as one JSON line to this file")
     args = parser.parse_args(argv)
+    backend = backend_of(args)
     path = Path(checkpoint_path(args.checkpoint))
     settings, state = read_checkpoint(path)
     rules = settings.rules
     for opponent in args.opponent or ["fg", "random"]:
         started = time.monotonic()
-        result = evaluate_policy(
-            settings, state, opponent, args.games, rules, args.workers, args.seed, not args.sample,
-            args.backend, args.address,
-        )  # fmt: skip
+        result = evaluate_policy(settings, state, opponent, args.games, rules, args.seed, not args.sample, backend)
         took = time.monotonic() - started
         print(f"{path}: vs {opponent}, {result.games} games: {win_summary(result)} ({took:.0f} s)", flush=True)
         if args.out:

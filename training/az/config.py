@@ -14,6 +14,8 @@ from pydantic.dataclasses import dataclass
 from agents.options import bounds
 from agents.search_settings import SELFPLAY, Evaluation, Others, Rollout, Root, Settings
 from kdenv.rules import Rules
+from training.backends.base import Backend
+from training.backends.choose import choose_backend
 from training.ppo.config import BCConfig
 from training.runs.config import (
     AT_LEAST_ZERO,
@@ -107,6 +109,11 @@ class AZEvalConfig:
     search_games: Annotated[Count, AT_LEAST_ZERO] = 40  # games of the az player against the first opponent
     search_simulations: Annotated[Count, POSITIVE] = 32  # its fixed budget per decision
     workers: Annotated[Count, POSITIVE] = 2  # processes for the az player's tournament
+
+    def games_backend(self) -> Backend:
+        """Where the evaluations' tournaments play: ``workers`` processes here; made once a run, it starts nothing
+        until they do."""
+        return choose_backend("local", self.workers)
 
 
 @dataclass(config=SECTION)

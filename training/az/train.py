@@ -84,6 +84,7 @@ class Trainer:
         from torch.utils.tensorboard import SummaryWriter
 
         self.config, self.run = config, run
+        self.eval_backend = config.eval.games_backend()  # where the evaluations' tournaments play
         self.bar = ProgressBar(f"{run.path.name} (iterations)", config.iterations)
         self.writer = SummaryWriter(str(run.tensorboard / "az"))
         self.rng = np.random.default_rng(config.seed)
@@ -242,7 +243,9 @@ class Trainer:
         started = time.monotonic()
         results = {}
         for opponent in c.eval.opponents if c.eval.games else []:
-            line = evaluate_policy(self.settings, weights, opponent, c.eval.games, rules, c.eval.workers, EVAL_SEED)
+            line = evaluate_policy(
+                self.settings, weights, opponent, c.eval.games, rules, EVAL_SEED, backend=self.eval_backend
+            )
             results[opponent] = to_entry(line)
         path = self.run.snapshots / f"iter-{iteration:04d}.zip"
         if c.keep:
@@ -280,7 +283,7 @@ class Trainer:
                 write_player(path, self.settings, weights)
             spec = f"az:{path.absolute()},simulations={simulations},eval={c.selfplay.evaluation}"
             tournament = Tournament([spec] + [opponent] * (n - 1), n, c.eval.search_games, c.rules(), EVAL_SEED)
-            result = tournament.run(c.eval.workers, progress=False).agent(spec)
+            result = tournament.run(self.eval_backend, progress=False).agent(spec)
         return {f"{opponent} (az, {simulations} simulations)": to_entry(result)}
 
     def save(self) -> None:

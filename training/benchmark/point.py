@@ -27,6 +27,7 @@ from kdenv.errors import KingdominoError
 from kdenv.files import FolderLock, FolderLockedError
 from training.arena.evaluation import evaluate
 from training.arena.protocols import get_protocol
+from training.backends.choose import choose_backend
 from training.benchmark.aggregate import BenchmarkError
 from training.benchmark.commands import run_command
 from training.benchmark.config import COMMAND_FIELDS, Entry, budget, fill, training_overrides
@@ -77,7 +78,8 @@ def advance(point: Point, cpus: int) -> Evaluated:
             grid = Path(point.work)
             spec = _spec(point.entry, grid, None if run is None else grid / run.relative_to(work))
             made_from = _spec(point.entry, work, run)
-            evaluate(spec, point.task, point.games, 0, out, min(point.workers, cpus), made_from=made_from)
+            backend = choose_backend("local", min(point.workers, cpus))  # within the run's share of the CPUs
+            evaluate(spec, point.task, point.games, 0, out, backend, made_from=made_from)
             files = {path.name: path.read_bytes() for path in out.iterdir() if path.is_file() and path.name[0] != "."}
             return Evaluated(pack(work), files)
     except Interrupted:  # stopped by a signal: told by kdenv benchmark as such

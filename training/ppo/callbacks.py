@@ -20,6 +20,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 from agents.checkpoint import CheckpointSettings, save_model
 from agents.specs import checkpoint_of
 from training.arena.training_eval import EVAL_SEED, evaluate_policy, to_entry
+from training.backends.base import Backend
 from training.ppo.config import Stage, TrainConfig
 from training.ppo.league import League, OpponentSampler
 from training.progress import ProgressBar, log_line
@@ -149,6 +150,7 @@ class EvaluationCallback(BaseCallback):
         super().__init__()
         self.config, self.state, self.run, self.settings = config, state, run, settings
         self.progress = progress
+        self.backend = config.eval.games_backend()
 
     def _on_step(self) -> bool:
         if crossed(self, self.config.eval.every):
@@ -163,7 +165,7 @@ class EvaluationCallback(BaseCallback):
         if not self.config.eval.games:
             return
         weights = {k: v.detach().clone() for k, v in self.model.policy.state_dict().items()}
-        record = run_evaluation(self.config, self.settings, weights, self.num_timesteps)
+        record = run_evaluation(self.config, self.settings, weights, self.num_timesteps, self.backend)
         record["league"] = {name: round(mu - 3 * sigma, 3) for name, (mu, sigma) in self.state.league.ratings.items()}
         self.state.evaluations += 1
         self.state.last_eval_step = self.num_timesteps
@@ -183,14 +185,16 @@ class EvaluationCallback(BaseCallback):
             save_model(self.model, self.run.path / BEST, self.settings, self.state.to_dict(self.num_timesteps))
 
 
-def run_evaluation(config: TrainConfig, settings: CheckpointSettings, weights: dict, step: int) -> dict:
-    """One evaluation: ``eval.games`` games against each opponent; the eval.jsonl record."""
+def run_evaluation(
+    config: TrainConfig, settings: CheckpointSettings, weights: dict, step: int, backend: Backend
+) -> dict:
+    """One evaluation: ``eval.games`` games against each opponent, a tournament's on ``backend``; the eval.jsonl
+    record."""
     started = time.monotonic()
     results = {}
     for opponent in config.eval.opponents:
-        result = evaluate_policy(settings, weights, opponent, config.eval.games, config.rules(), config.eval.workers,
-                                 seed=EVAL_SEED, deterministic=config.eval.deterministic,
-                                 backend=config.eval.backend, address=config.eval.address)  # fmt: skip
+        result = evaluate_policy(settings, weights, opponent, config.eval.games, config.rules(), EVAL_SEED,
+                                 config.eval.deterministic, backend)  # fmt: skip
         results[opponent] = to_entry(result)
     return {
         "step": step,

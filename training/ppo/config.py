@@ -16,6 +16,8 @@ from pydantic.dataclasses import dataclass
 
 from agents.options import Bound
 from kdenv.rules import Rules
+from training.backends.base import Backend
+from training.backends.choose import choose_backend
 from training.runs.config import (
     AT_LEAST_ZERO,
     BUDGET,
@@ -96,6 +98,11 @@ class EvalConfig:
     backend: GamesBackend = "local"  # where that tournament plays: local (processes here) or ray (Ray tasks)
     address: str | None = None  # with backend ray, a running Ray cluster (auto, HOST:PORT); None: a local Ray
     deterministic: Flag = True  # the learner plays its most probable move
+
+    def games_backend(self) -> Backend:
+        """Where the tournaments against players outside the vector env play (``workers``, ``backend``,
+        ``address``); made once a run, it starts nothing until they do."""
+        return choose_backend(self.backend, self.workers, self.address)
 
 
 @dataclass(config=SECTION)

@@ -24,7 +24,7 @@ from agents.rllib_player import RUN_CHECKPOINT as CHECKPOINT  # the run's latest
 from kdenv.files import append_jsonl, read_jsonl, write_jsonl
 from training.arena.tournament import Tournament
 from training.arena.training_eval import EVAL_SEED, to_entry
-from training.backends.ray_backend import connected
+from training.backends.ray_backend import Ray, connected
 from training.progress import ProgressBar
 from training.rllib.config import RLlibConfig, init_checkpoint, rllib_config
 from training.rllib.env import KingdominoMultiAgentEnv
@@ -155,6 +155,7 @@ def _loop(config: RLlibConfig, algo: Any, run: RunDirectory) -> None:
     bar = ProgressBar("rllib PPO (iterations)", total, algo.iteration)
     writer = SummaryWriter(str(run.tensorboard))
     stopper = _Stopper()
+    backend = Ray(address=config.address)  # the evaluations' tournaments: Ray tasks on the run's Ray
     try:
         with stop_on_signals(stopper):
             while algo.iteration < total and not stopper.interrupted:
@@ -171,7 +172,7 @@ def _loop(config: RLlibConfig, algo: Any, run: RunDirectory) -> None:
                 if config.eval.games and (last or (every and algo.iteration % every == 0)):
                     player = run.snapshots / f"step-{metrics['step']}"
                     algo.get_module(POLICY).save_to_path(str(player.absolute()))
-                    evaluation = evaluate(config, run, player, int(metrics["step"]), bar)
+                    evaluation = evaluate(config, run, player, int(metrics["step"]), bar, backend)
                     for opponent, entry in evaluation["results"].items():
                         writer.add_scalar(f"eval/win_rate_vs_{opponent}", entry["win_rate"], metrics["step"])
     finally:
@@ -218,15 +219,15 @@ def save(algo: Any, path: Path) -> None:
     shutil.rmtree(old, ignore_errors=True)
 
 
-def evaluate(config: RLlibConfig, run: RunDirectory, player: Path, step: int, bar: ProgressBar) -> dict:
+def evaluate(config: RLlibConfig, run: RunDirectory, player: Path, step: int, bar: ProgressBar, backend: Ray) -> dict:
     """Tournaments of the ``player`` module (a folder of its own: Ray's workers keep the players they made, by
-    spec) against each of ``eval.opponents`` on the Ray backend; the eval.jsonl record (the learning curve's)."""
+    spec) against each of ``eval.opponents`` on ``backend``; the eval.jsonl record (the learning curve's)."""
     n, rules = config.env.num_players, config.rules()
     spec = f"rllib:{player.absolute()}"
     results = {}
     for opponent in config.eval.opponents:
         tournament = Tournament([spec] + [opponent] * (n - 1), n, config.eval.games, rules, EVAL_SEED)
-        result = tournament.run(progress=False, backend="ray").agent(spec)
+        result = tournament.run(backend, progress=False).agent(spec)
         results[opponent] = to_entry(result)
         bar.print(f"step {step}: vs {opponent} {result.win_rate:.1%} of {result.games} games")
     record = {"step": step, "results": results}
