@@ -94,7 +94,7 @@ def test_a_backend_is_chosen_by_name():
     assert isinstance(choose_backend("local", 3), Processes) and choose_backend("local", 3).workers == 3
     with pytest.raises(BackendError, match="unknown backend 'gpu'; choose local or ray"):
         choose_backend("gpu")
-    with pytest.raises(BackendError, match="an address is for the ray backend; add --backend ray"):
+    with pytest.raises(BackendError, match="an address is for the ray backend; choose it \\(--backend ray"):
         choose_backend("local", 2, "auto")
 
 

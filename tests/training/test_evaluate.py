@@ -88,7 +88,7 @@ def test_a_comparison_of_two_protocols_is_refused_in_one_line(tmp_path):
         ((), "give the SPEC to evaluate"),
         (("nobody", "--protocol", "vs-fg-2p"), "nobody"),
         (("fg", "--workers", "0"), "--workers must be at least 1, not 0"),
-        (("fg", "--address", "auto"), "an address is for the ray backend; add --backend ray"),
+        (("fg", "--address", "auto"), "an address is for the ray backend; choose it (--backend ray"),
         (("fg", "--games", "1000000000000"), "the number of games must be from 1 to 10,000,000, not 1000000000000"),
         (("fg", "--seed", "-1"), "seed must be an integer 0 or more, not -1"),
         (("fg", "--seed", str(2**32)), "the seed must be from 0 to 4,294,967,295, not 4294967296"),

@@ -30,7 +30,7 @@ def choose_backend(name: str = "local", workers: int | None = None, address: str
     if name != "local":
         raise BackendError(f"unknown backend {name!r}; choose local or ray")
     if address is not None:
-        raise BackendError("an address is for the ray backend; add --backend ray")
+        raise BackendError("an address is for the ray backend; choose it (--backend ray, or backend: ray in a config)")
     workers = workers or os.cpu_count() or 1
     return InProcess() if workers == 1 else Processes(workers)
 
