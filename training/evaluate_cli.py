@@ -7,7 +7,7 @@ Examples::
     kdenv evaluate ppo:default --protocol study-4p                 # 1,000 games against three fg
     kdenv evaluate sb3:model.zip --protocol vs-fg-2p --games 200 --out runs/mine
     kdenv evaluate mybots:Cautious --protocol vs-fg-2p --compare runs/evaluate/vs-fg-2p-v1/fg/evaluation.json
-    kdenv evaluate --leaderboard --page benchmarks/LEADERBOARD.md  # every shipped player at every protocol
+    kdenv evaluate --leaderboard --out benchmarks/leaderboard --page benchmarks/LEADERBOARD.md  # every shipped player
 
 Re-running a command with the same ``--out`` resumes it; a larger ``--games`` extends it.
 """
@@ -49,7 +49,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--page",
         metavar="FILE",
         help="--leaderboard's page, written as each cell finishes (default OUT/LEADERBOARD.md; the shipped one: "
-        "benchmarks/LEADERBOARD.md)",
+        "--out benchmarks/leaderboard --page benchmarks/LEADERBOARD.md)",
     )
     add_move_limit(parser, argparse.SUPPRESS, "the protocol's")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")

@@ -250,3 +250,28 @@ def test_the_leaderboard_page_and_picture(tmp_path, monkeypatch, capsys):
     assert rows["| `ppo:v1` (a 4-player network)"].count("—") == len(PROTOCOLS) - 1  # it sits at 4 players only
     assert "—" not in rows["| `random` (random moves)"] and ", 2 g" in rows["| `random` (random moves)"]
     assert page.with_suffix(".png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_a_leaderboard_resumes_from_its_evaluation_files_alone(tmp_path, monkeypatch, capsys):
+    """Copied without their games (as the shipped cells are), finished cells are read back and not played again;
+    a cell of another seed is played."""
+    monkeypatch.setattr(leaderboard, "ENTRIES", (leaderboard.Entry("random", "random moves"),))
+    argv = ("--leaderboard", "--games", "2", "--workers", "1")
+    assert kdenv(*argv, "--out", str(tmp_path / "first")) == 0
+    first = (tmp_path / "first" / "LEADERBOARD.md").read_text()
+    for file in (tmp_path / "first").glob("*/random/evaluation.json"):
+        (tmp_path / "copy" / file.parent.parent.name / "random").mkdir(parents=True)
+        shutil.copy(file, tmp_path / "copy" / file.parent.parent.name / "random" / file.name)
+
+    def play(spec, protocol, *args):
+        raise Played(spec, protocol)
+
+    monkeypatch.setattr(leaderboard, "evaluate", play)
+    assert kdenv(*argv, "--out", str(tmp_path / "copy")) == 0
+    assert (tmp_path / "copy" / "LEADERBOARD.md").read_text() == first
+    with pytest.raises(Played):  # a cell of seed 1 is played, not taken from seed 0's
+        kdenv(*argv, "--out", str(tmp_path / "copy"), "--seed", "1")
+
+
+class Played(Exception):
+    """A cell that the leaderboard played."""

@@ -1,6 +1,7 @@
 """The leaderboard: every shipped player through every protocol, one evaluation folder each (resumable), and a
 page with its picture, written as each cell finishes (``OUT/LEADERBOARD.md`` unless told otherwise). Regenerate the
-shipped one with ``kdenv evaluate --leaderboard --page benchmarks/LEADERBOARD.md``."""
+shipped one with ``kdenv evaluate --leaderboard --out benchmarks/leaderboard --page benchmarks/LEADERBOARD.md``: its
+cells' ``evaluation.json`` files are committed there (their games are not), and resume it anywhere."""
 
 from __future__ import annotations
 
@@ -9,9 +10,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kdenv.errors import KingdominoError
-from kdenv.files import make_folder, write_atomically
-from training.arena.evaluation import Evaluation, default_out, evaluate
-from training.arena.protocols import PROTOCOLS
+from kdenv.files import make_folder, read_json, write_atomically
+from training.arena.evaluation import FILE, default_out, evaluate, read
+from training.arena.protocols import PROTOCOLS, Protocol
 from training.arena.report import write_png
 from training.arena.tournament import check_agents
 from training.backends.base import Backend
@@ -63,16 +64,19 @@ def sits(spec: str, protocol: str) -> bool:
     return True
 
 
+Cells = dict[tuple[str, str], dict | None]  # (spec, protocol) -> its evaluation.json; None: it cannot sit there
+
+
 def run_leaderboard(
     games: int | None, seed: int, out: Path, backend: Backend | None, progress: bool, page: Path
-) -> dict[tuple[str, str], Evaluation | None]:
-    """Evaluate every entry at every protocol on ``backend`` into ``out/PROTOCOL-vN/SPEC`` (finished ones are read
-    back, not played again), writing ``page`` and its picture before the first game (a page that cannot be written
-    is told at once) and again as each cell finishes; ``games`` overrides every entry's."""
+) -> Cells:
+    """Evaluate every entry at every protocol on ``backend`` into ``out/PROTOCOL-vN/SPEC``, writing ``page`` and its
+    picture before the first game (a page that cannot be written is told at once) and again as each cell finishes;
+    ``games`` overrides every entry's. A finished cell is read back, not played again: from its games, or from its
+    ``evaluation.json`` alone (:func:`finished`), so that the evaluations of a leaderboard, copied to another
+    machine, resume it there."""
     todo = [(e, name) for e in ENTRIES for name in PROTOCOLS]
-    cells: dict[tuple[str, str], Evaluation | None] = {
-        (e.spec, name): None for e, name in todo if not sits(e.spec, name)
-    }
+    cells: Cells = {(e.spec, name): None for e, name in todo if not sits(e.spec, name)}
     make_folder(out)
     _first_page(cells, page, seed, games)
     for i, (entry, name) in enumerate(todo, 1):
@@ -81,12 +85,26 @@ def run_leaderboard(
         print(f"[{i}/{len(todo)}] {entry.spec} on {PROTOCOLS[name].title}", flush=True)
         folder = out / default_out(PROTOCOLS[name], entry.spec).relative_to(Path("runs") / "evaluate")
         n = games if games is not None else entry.games
-        cells[entry.spec, name] = evaluate(entry.spec, name, n, seed, folder, backend, progress)
+        done = finished(folder, PROTOCOLS[name], entry.spec, seed, n)
+        cells[entry.spec, name] = done or evaluate(entry.spec, name, n, seed, folder, backend, progress).to_dict()
         write_page(cells, page, seed, games)
     return cells
 
 
-def _first_page(cells: dict[tuple[str, str], Evaluation | None], page: Path, seed: int, games: int | None) -> None:
+def finished(folder: Path, protocol: Protocol, spec: str, seed: int, games: int | None) -> dict | None:
+    """The cell's ``evaluation.json`` where it stands alone in ``folder`` (its games not there: copied from another
+    machine) and is the one asked for: this version of the protocol, the spec, the seed, at least the games; else
+    None (the cell is played, or resumed from its games). A file that is not an evaluation is a one-line error."""
+    if (folder / "tournament.json").exists() or not (folder / FILE).exists():
+        return None
+    file = read(folder)
+    asked = (protocol.name, protocol.version, spec, seed)
+    if (file.protocol, file.protocol_version, file.spec, file.seed) != asked or file.games < (games or protocol.games):
+        return None
+    return dict(read_json(folder / FILE))
+
+
+def _first_page(cells: Cells, page: Path, seed: int, games: int | None) -> None:
     """The page before any game: its folder made, the page written (every cell to come); a one-line error, before
     the hours of games, where it cannot be."""
     if page.is_dir():
@@ -98,7 +116,7 @@ def _first_page(cells: dict[tuple[str, str], Evaluation | None], page: Path, see
         raise KingdominoError(f"--page {page} cannot be written ({err.strerror}); give a writable file") from None
 
 
-def write_page(cells: dict[tuple[str, str], Evaluation | None], page: Path, seed: int, games: int | None) -> None:
+def write_page(cells: Cells, page: Path, seed: int, games: int | None) -> None:
     """The leaderboard as markdown at ``page`` (and ``page`` .png): normalized score and win rate with their 95%
     CIs, margin, games; a cell not in ``cells`` is still to come."""
     from training.arena.evaluation import kdenv_version
@@ -137,17 +155,16 @@ def write_page(cells: dict[tuple[str, str], Evaluation | None], page: Path, seed
     _plot(cells, page.with_suffix(".png"))
 
 
-def _cell(e: Evaluation | None) -> str:
-    if e is None:
+def _cell(d: dict | None) -> str:
+    if d is None:
         return "—"
-    d = e.to_dict()
     low, high = d["win_rate_ci"]
     n_low, n_high = d["normalized_ci"]
     normalized = f"**{round(d['normalized'], 2) + 0.0:.2f}** [{n_low:.2f}, {n_high:.2f}]"  # + 0.0: no "-0.00"
-    return f"{normalized}, {d['win_rate']:.1%} [{low:.1%}, {high:.1%}], {d['margin']:+.1f}, {e.games} g"
+    return f"{normalized}, {d['win_rate']:.1%} [{low:.1%}, {high:.1%}], {d['margin']:+.1f}, {d['games']} g"
 
 
-def _plot(cells: dict[tuple[str, str], Evaluation | None], png: Path) -> None:
+def _plot(cells: Cells, png: Path) -> None:
     """Win rates with their CIs, one panel a protocol, the chance level dashed."""
     import matplotlib
 
@@ -158,10 +175,9 @@ def _plot(cells: dict[tuple[str, str], Evaluation | None], png: Path) -> None:
     specs = [entry.spec for entry in ENTRIES]
     for ax, (name, p) in zip(axes, PROTOCOLS.items(), strict=True):
         for y, spec in enumerate(specs):
-            e = cells.get((spec, name))
-            if e is None:
+            d = cells.get((spec, name))
+            if d is None:
                 continue
-            d = e.to_dict()
             low, high = d["win_rate_ci"]
             ax.errorbar(
                 d["win_rate"],
