@@ -275,3 +275,14 @@ def test_a_leaderboard_resumes_from_its_evaluation_files_alone(tmp_path, monkeyp
 
 class Played(Exception):
     """A cell that the leaderboard played."""
+
+
+def test_a_leaderboard_plays_the_searches_at_their_strong_budgets_last(tmp_path, monkeypatch, capsys):
+    """The hours of the strong rows come after every cheap cell, so the page fills first; the page keeps its order."""
+    strong = leaderboard.Entry("random", "at a strong budget", leaderboard.STRONG_GAMES)
+    monkeypatch.setattr(leaderboard, "ENTRIES", (strong, leaderboard.Entry("gprd", "cheap")))
+    assert kdenv("--leaderboard", "--games", "2", "--workers", "1", "--out", str(tmp_path)) == 0
+    played = [line.split("] ")[1].split(" on ")[0] for line in capsys.readouterr().out.splitlines() if line[:1] == "["]
+    assert played == ["gprd"] * len(PROTOCOLS) + ["random"] * len(PROTOCOLS)
+    rows = [line for line in (tmp_path / "LEADERBOARD.md").read_text().splitlines() if line.startswith("| `")]
+    assert [row.split("`")[1] for row in rows] == ["random", "gprd"]

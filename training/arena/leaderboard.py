@@ -76,6 +76,7 @@ def run_leaderboard(
     ``evaluation.json`` alone (:func:`finished`), so that the evaluations of a leaderboard, copied to another
     machine, resume it there."""
     todo = [(e, name) for e in ENTRIES for name in PROTOCOLS]
+    todo.sort(key=lambda cell: cell[0].games == STRONG_GAMES)  # the searches' hours last: the page fills first
     cells: Cells = {(e.spec, name): None for e, name in todo if not sits(e.spec, name)}
     make_folder(out)
     _first_page(cells, page, seed, games)
