@@ -26,13 +26,12 @@ from typing import Annotated
 import numpy as np
 
 from agents.az_search import Clock, Evaluate, Result, Search
-from agents.base import Player
 from agents.evaluator import Evaluator, Values
-from agents.monte_carlo import Budget
 from agents.options import COUNT, SECONDS, SEED, ClockName
 from agents.playout import Snapshot
 from agents.ppo_player import PPOOptions, PPOPlayer
 from agents.search_settings import Settings, settings_of
+from agents.searcher import Budget, Searcher
 from agents.trace import move_text, top
 from kdenv.batched.tables import tables
 from kdenv.rules import Rules
@@ -52,7 +51,7 @@ class AZOptions(Settings):
     seed: Annotated[int, SEED] | None = None
 
 
-class AZPlayer(Player):
+class AZPlayer(Searcher):
     """Searches each decision with a checkpoint's network (see the module docstring)."""
 
     Options = AZOptions
@@ -72,12 +71,14 @@ class AZPlayer(Player):
         self._last: tuple[PublicView, Result, int] | None = None
 
     def seat_at(self, num_players: int, rules: Rules) -> None:
-        """The table's network (``default``) or a check that the checkpoint fits it, before any game."""
+        """The table's network (``default``) or a check that the checkpoint fits it, then the warm-up, before any
+        game."""
         network = self.network.policy
         self.network.seat_at(num_players, rules)
         if self.network.policy is not network:
             self.evaluator = self._evaluator()
             self._searches.clear()
+        super().seat_at(num_players, rules)
 
     def _evaluator(self) -> Evaluator:
         """The network's evaluator: its prior alone where the rollouts alone value the leaves."""

@@ -1,4 +1,5 @@
-"""What the Monte Carlo players share: spec options, the thinking budget, candidate moves, the planned pick.
+"""What the Monte Carlo players share: spec options, candidate moves, the planned pick (their budget and warm-up:
+:mod:`agents.searcher`).
 
 A search player decides a whole turn (placement and pick) when it places, and remembers the pick it
 chose; the following pick decision plays it if the state is still the one it planned for. Candidate
@@ -8,34 +9,18 @@ its fall-back) unless ``prune=0``. Planning is done on ``view.determinize(rng)``
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated
 
-from agents.base import Player
 from agents.greedy import FullGreedy, study_masks
 from agents.options import COUNT, SECONDS, ClockName, Key
 from agents.playout import Evaluation, PlayoutPolicy
+from agents.searcher import Budget, Searcher
 from kdenv.actions import discard_action, pick_action
 from kdenv.game import PICK, PLACE
 from kdenv.kingdom import placement_actions
 from kdenv.view import PublicView
-
-
-class Budget:
-    """Thinking time per decision: ``seconds`` (of wall clock, or of this process's CPU time with
-    ``clock=cpu``: one core's worth even on a shared machine), or a ``count`` of playouts or simulations (the
-    option's ``name``; 0: the other one)."""
-
-    def __init__(
-        self, seconds: float | None, count: int | None, clock: ClockName = "wall", name: str = "playouts"
-    ) -> None:
-        if seconds is not None and count is not None:
-            raise ValueError(f"give seconds= or {name}=, not both")
-        self.count = count or 0
-        self.seconds = seconds if seconds is not None else (0.0 if self.count else 1.0)
-        self.now = time.process_time if clock == "cpu" else time.perf_counter
 
 
 @dataclass(frozen=True)
@@ -50,7 +35,7 @@ class SearchOptions:
     clock: ClockName = "wall"
 
 
-class SearchPlayer(Player):
+class SearchPlayer(Searcher):
     """Base of ``mce`` and ``uct``: options, budget, candidate moves and the remembered pick."""
 
     def __init__(self, options: SearchOptions) -> None:
