@@ -145,20 +145,23 @@ def to_markdown(results: Results, settings: dict, scheme: str) -> str:
 
 
 def meta_game_section(results: Results) -> list[str]:
-    """results.md's rankings from the whole head-to-head matrix beside OpenSkill's, and what each assumes (none
-    where a pair never met)."""
+    """results.md's rankings from the whole head-to-head matrix beside OpenSkill's, and what each assumes (where a
+    pair never met, a line that says why there are none)."""
+    head = ["", "## Rankings from the whole matrix", ""]
     if not results.nash_average:
-        return []
+        if len(results.agents) < 2:
+            return []
+        return [*head, "None: they need every pair of agents to have met, and some pair never did."]
     lines = [
-        "",
-        "## Rankings from the whole matrix",
-        "",
+        *head,
         "OpenSkill assumes that strength is one number, so a cycle (A beats B, B beats C, C beats A) is averaged",
         "away, and who was invited moves it. Nash averaging (Balduzzi et al. 2018) assumes only the head-to-head",
         "matrix: an agent's payoff against the maximum-entropy Nash mixture of the agents (its share ahead minus",
         "1/2; 0 for the mixture's own agents), unchanged by copies of an agent. alpha-Rank (Omidshafiei et al. 2019)",
         "assumes evolutionary dynamics: the share of time a population spends playing each agent when better",
-        "agents invade (alpha = 100, a population of 50).",
+        "agents invade (OpenSpiel's defaults: alpha = 100, a population of 50); copies of an agent draw more mass.",
+        "Both read the shares as measured, without confidence intervals: with few meetings a pair, they move with",
+        "the noise.",
         "",
         "| Agent | Ordinal | Nash average | Nash weight | alpha-Rank mass |",
         "|:---|---:|---:|---:|---:|",
