@@ -13,7 +13,7 @@ from kdenv.errors import KingdominoError
 from kdenv.files import make_folder, read_json, write_atomically
 from training.arena.evaluation import FILE, default_out, evaluate, read
 from training.arena.protocols import PROTOCOLS, Protocol
-from training.arena.report import write_png
+from training.arena.report import subplots, write_png
 from training.arena.tournament import check_agents
 from training.backends.base import Backend
 
@@ -167,12 +167,7 @@ def _cell(d: dict | None) -> str:
 
 def _plot(cells: Cells, png: Path) -> None:
     """Win rates with their CIs, one panel a protocol, the chance level dashed."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(1, len(PROTOCOLS), figsize=(4 * len(PROTOCOLS), 4.5), sharey=True, constrained_layout=True)
+    fig, axes = subplots((4 * len(PROTOCOLS), 4.5), 1, len(PROTOCOLS), sharey=True)
     specs = [entry.spec for entry in ENTRIES]
     for ax, (name, p) in zip(axes, PROTOCOLS.items(), strict=True):
         for y, spec in enumerate(specs):
@@ -194,4 +189,3 @@ def _plot(cells: Cells, png: Path) -> None:
     axes[0].set_yticks(range(len(specs)), specs)
     axes[0].invert_yaxis()
     write_png(fig, png, dpi=100)
-    plt.close(fig)

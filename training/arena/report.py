@@ -8,10 +8,13 @@ import math
 import os
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from kdenv.files import write_atomically
 from training.arena.stats import AgentResult, Results
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 MIN_DEALS = 5  # fewer deals than this: the head-to-head shares are shown without an interval, which says nothing yet
 COLUMNS = ("Agent", "Games", "Win rate [95% CI]", "Score ± CI", "Margin ± CI", "Place", "Rating μ ± σ", "Ordinal",
@@ -175,7 +178,6 @@ def meta_game_section(results: Results) -> list[str]:
 def plot(results: Results, path: str | os.PathLike, subtitle: str = "") -> None:
     """ratings.png: ratings with error bars (μ ± 2σ) beside the head-to-head matrix (written atomically)."""
     import matplotlib
-    from matplotlib.figure import Figure  # no pyplot: leaves the caller's backend (e.g. a notebook's) alone
 
     agents = results.agents
     n = len(agents)
@@ -183,8 +185,7 @@ def plot(results: Results, path: str | os.PathLike, subtitle: str = "") -> None:
     labels = [_wrapped(name) for name in names]
     lines = max(label.count("\n") + 1 for label in labels)
     size = (7 + 1.2 * n, 3 + 0.55 * n + 0.2 * n * (lines - 1))
-    fig = Figure(figsize=size, layout="constrained")
-    left, right = fig.subplots(1, 2)
+    fig, (left, right) = subplots(size, 1, 2)
     y = list(range(n))[::-1]  # best at the top
     left.errorbar(
         [a.mu for a in agents], y, xerr=[2 * a.sigma for a in agents], fmt="o", color="tab:blue", capsize=4, lw=1.5
@@ -218,6 +219,17 @@ def plot(results: Results, path: str | os.PathLike, subtitle: str = "") -> None:
     fig.colorbar(image, ax=right, fraction=0.046, pad=0.04, label="share of meetings")
     fig.suptitle(f"Tournament: {results.games} games, {results.deals} deals" + (f" · {subtitle}" if subtitle else ""))
     write_png(fig, path, dpi=120)
+
+
+def subplots(
+    size: tuple[float, float], *grid: int, layout: Literal["constrained", "tight"] = "constrained", **options: Any
+) -> tuple[Figure, Any]:
+    """A figure of ``size`` inches and its axes, as pyplot's ``subplots`` gives them but without pyplot: the
+    caller's backend (e.g. a notebook's) is left alone."""
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=size, layout=layout)
+    return fig, fig.subplots(*grid, **options)
 
 
 def write_png(fig: Any, path: str | os.PathLike, dpi: int) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from training.arena.report import write_png
+from training.arena.report import subplots, write_png
 
 FIGURES = ("aggregates", "curves", "profiles", "improvement")
 NAMES = {"normalized": "normalized score", "win_rate": "win rate"}  # a metric in words
@@ -19,15 +19,10 @@ def named(metric: str) -> str:
 def plot(summary: dict, folder: Path) -> list[str]:
     """Four PNGs in ``folder`` (over all tasks): IQM and mean with CIs, IQM against steps with CI bands, the
     performance profiles, the probability of improvement of each pair; their file names."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     data, algorithms = summary["by_task"]["all tasks"], summary["algorithms"]
     names, metric = [f"{name}.png" for name in FIGURES], NAMES[summary["metric"]]
     span = (summary["thresholds"][0], summary["thresholds"][-1])
-    fig, axes = plt.subplots(1, 2, figsize=(9, 0.6 * len(algorithms) + 1.5), sharey=True, constrained_layout=True)
+    fig, axes = subplots((9, 0.6 * len(algorithms) + 1.5), 1, 2, sharey=True)
     for ax, key in zip(axes, ("iqm", "mean"), strict=True):
         for y, a in enumerate(algorithms):
             e = data[key][a]
@@ -35,8 +30,8 @@ def plot(summary: dict, folder: Path) -> list[str]:
         ax.set_title(f"{key.upper() if key == 'iqm' else 'mean'} {metric} (95% CI)")
         ax.set_xlim(*span)
     axes[0].set_yticks(range(len(algorithms)), algorithms)
-    _save(fig, folder / names[0])
-    fig, ax = plt.subplots(figsize=(6, 4), constrained_layout=True)
+    write_png(fig, folder / names[0], dpi=100)
+    fig, ax = subplots((6, 4))
     for a in algorithms:
         steps = sorted(data["curve"][a], key=int)
         x = [int(s) for s in steps]
@@ -49,16 +44,16 @@ def plot(summary: dict, folder: Path) -> list[str]:
         for level in (0, 1):
             ax.axhline(level, linestyle=":", color="grey")
     ax.legend()
-    _save(fig, folder / names[1])
-    fig, ax = plt.subplots(figsize=(6, 4), constrained_layout=True)
+    write_png(fig, folder / names[1], dpi=100)
+    fig, ax = subplots((6, 4))
     for a in algorithms:
         ax.plot(summary["thresholds"], data["profile"][a], label=a)
     ax.set_xlabel(f"{metric} τ")
     ax.set_ylabel(f"share of runs with {metric} > τ")
     ax.legend()
-    _save(fig, folder / names[2])
+    write_png(fig, folder / names[2], dpi=100)
     pairs = list(data["probability_of_improvement"])
-    fig, ax = plt.subplots(figsize=(6, 0.5 * len(pairs) + 1.5), constrained_layout=True)
+    fig, ax = subplots((6, 0.5 * len(pairs) + 1.5))
     for y, pair in enumerate(pairs):
         e = data["probability_of_improvement"][pair]
         ax.errorbar(e["value"], y, xerr=[[e["value"] - e["ci"][0]], [e["ci"][1] - e["value"]]], fmt="o", capsize=3)
@@ -66,16 +61,8 @@ def plot(summary: dict, folder: Path) -> list[str]:
     ax.set_yticks(range(len(pairs)), pairs)
     ax.set_xlim(0, 1)
     ax.set_xlabel("P(X > Y), 95% CI")
-    _save(fig, folder / names[3])
+    write_png(fig, folder / names[3], dpi=100)
     return names
-
-
-def _save(fig, path: Path) -> None:
-    """``fig`` as a PNG at ``path``, written atomically, then closed."""
-    import matplotlib.pyplot as plt
-
-    write_png(fig, path, dpi=100)
-    plt.close(fig)
 
 
 def to_markdown(summary: dict, figures: list[str]) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from kdenv.files import read_jsonl
-from training.arena.report import write_png
+from training.arena.report import subplots, write_png
 
 
 def read_evaluations(path: str | Path) -> list[dict]:
@@ -27,11 +27,6 @@ def plot_learning_curve(runs: list[str | Path], out: str | Path, title: str = ""
     ``runs`` are run directories (or eval.jsonl files) in training order: a run started from another's
     checkpoint (``init``) continues its curve, its steps offset by the steps already trained.
     """
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     series: dict[str, list[tuple[int, float, float, float, float]]] = {}
     offset = 0
     for run in runs:
@@ -43,7 +38,7 @@ def plot_learning_curve(runs: list[str | Path], out: str | Path, title: str = ""
                 point = (offset + record["step"], r["win_rate"], low, high, r["mean_margin"])
                 series.setdefault(name, []).append(point)
         offset += max((r["step"] for r in records), default=0)
-    fig, (wins, margin) = plt.subplots(1, 2, figsize=(11, 4))
+    fig, (wins, margin) = subplots((11, 4), 1, 2, layout="tight")
     for name, points in series.items():
         steps, rate, low, high, mean_margin = (list(column) for column in zip(*points, strict=True))
         wins.plot(steps, rate, marker="o", label=f"vs {players - 1} x {name}")
@@ -57,24 +52,17 @@ def plot_learning_curve(runs: list[str | Path], out: str | Path, title: str = ""
         axes.xaxis.set_major_formatter(_steps)
         axes.legend()
     fig.suptitle(title or f"evaluation during training ({players} players)")
-    fig.tight_layout()
     write_png(fig, out, dpi=110)
-    plt.close(fig)
 
 
 def plot_league(run: str | Path, out: str | Path, title: str = "") -> None:
     """The league's OpenSkill ratings (ordinal, mu - 3 sigma) at each evaluation of a run, as a PNG: the
     learner, the scripted players, and each snapshot of the learner from when it joined the pool. Ratings
     are drawn relative to ``fg``'s when it plays in the league (every rating drifts up as its sigma shrinks)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     path = Path(run)
     records = [r for r in read_evaluations(path / "eval.jsonl" if path.is_dir() else path) if r.get("league")]
     names = sorted({name for r in records for name in r["league"]}, key=lambda n: (n.startswith("step-"), n))
-    fig, axis = plt.subplots(figsize=(8, 4.5))
+    fig, axis = subplots((8, 4.5), layout="tight")
     anchor = "fg" if "fg" in names else None
     for name in names:
         if name == anchor:
@@ -102,6 +90,4 @@ def plot_league(run: str | Path, out: str | Path, title: str = "") -> None:
     axis.set(xlabel="learner steps (PPO)", ylabel="OpenSkill ordinal (mu - 3 sigma)" + (" - fg's" if anchor else ""))
     axis.legend()
     axis.set_title(title or "league ratings from the league's own games")
-    fig.tight_layout()
     write_png(fig, out, dpi=110)
-    plt.close(fig)
