@@ -31,6 +31,8 @@ EVALUATION = {
     "results": {"fg": {"win_rate": 0.5, "ci95": [0.4, 0.6], "mean_margin": 1.0}},
     "league": {"learner": 1.0, "fg": 2.0},
 }
+CURVE = [{"step": 0, "learner_steps": 0, "win_rate": 0.5, "win_rate_ci": [0.4, 0.6], "normalized": 1.0,
+          "normalized_ci": [0.9, 1.1]}]  # fmt: skip
 DRAWINGS = {  # each module's pictures, drawn into the folder `out`: the lines of a script
     "leaderboard": [
         "from training.arena.leaderboard import write_page",
@@ -41,6 +43,11 @@ DRAWINGS = {  # each module's pictures, drawn into the folder `out`: the lines o
         "from training.runs.pictures import plot_league, plot_learning_curve",
         "plot_learning_curve([out], out / 'curve.png')",
         "plot_league(out, out / 'league.png')",
+    ],
+    "exploit": [
+        "from training.exploit.report import plot",
+        f"plot([{{'spec': 'fg', 'start': 'default', 'players': 2, 'games': 4, 'chance': 0.5, 'curve': {CURVE!r}}}], "
+        "out / 'exploitability.png')",
     ],
 }
 LOOK = ["import matplotlib", "print(matplotlib.get_backend(), 'matplotlib.pyplot' in sys.modules)"]
@@ -54,4 +61,4 @@ def test_a_picture_keeps_the_callers_backend_and_never_imports_pyplot(module, tm
                           env={**os.environ, "MPLBACKEND": "svg"})  # fmt: skip
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout.split() == ["svg", "False"]
-    assert len(list(tmp_path.glob("*.png"))) == {"leaderboard": 1, "benchmark": 4, "run": 2}[module]
+    assert len(list(tmp_path.glob("*.png"))) == {"leaderboard": 1, "benchmark": 4, "run": 2, "exploit": 1}[module]
