@@ -2,12 +2,15 @@
 
 Its first moves in a process compile those kernels (numba: a minute or more on a fresh install, longer where two
 processes compile at once), which a counted game's move limit would take for a hung player and forfeit. So, seated
-at a table, a searcher first plays a game of it alone, at one playout or simulation a decision, once per process for
-each kind of searcher and table, and is then left as it was: its counted moves start warm.
+at a table, a searcher first plays a game of it alone, once per process for each kind of searcher and table, and is
+then left as it was: its counted moves start warm. It decides the game's first turns and its last round, at one
+playout or simulation a decision (each playout runs to the end, so these reach every kernel); random moves play the
+rest, which would only repeat them.
 """
 
 from __future__ import annotations
 
+import random
 import time
 
 from agents.base import Player
@@ -45,18 +48,21 @@ class Searcher(Player):
         self.warm_up(num_players, rules)
 
     def warm_up(self, num_players: int, rules: Rules) -> None:
-        """Play one game of the table in every seat at the smallest budget, unless this process has played one
-        with this kind of searcher there; every attribute is then put back as it was."""
+        """Play one game of the table in every seat at the smallest budget (see the module docstring), unless this
+        process has played one with this kind of searcher there; every attribute is then put back as it was."""
         key = (type(self), num_players, rules)
         if key in _warm:
             return
         kept = dict(vars(self))
         self.budget = Budget(None, 1)
         try:
-            game = Game(num_players, rules, 0)
+            game, rng = Game(num_players, rules, 0), random.Random(0)
             while game.phase != OVER:
-                self.reset(game.current_player, 0)
-                game.step(self.act(PublicView(game)))
+                if len(game.moves) < 3 * num_players or not game.deck:  # the set-up, the first turns, the last round
+                    self.reset(game.current_player, 0)
+                    game.step(self.act(PublicView(game)))
+                else:
+                    game.step(rng.choice(game.legal_actions()))
         finally:
             vars(self).update(kept)
         _warm.add(key)
